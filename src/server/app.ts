@@ -1,0 +1,54 @@
+// Builds the Fastify app: plumbing, authentication on every route, and each domain's routes.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ServerDeps } from './core/deps.js';
+import { DOMAINS } from './domains.js';
+import { createAuthenticator } from './http/auth.js';
+import { RouteIndex, installPlumbing } from './http/plumbing.js';
+import { createRateLimiter } from './http/rate-limit.js';
+
+export interface AppOptions {
+  adminKey: () => string;
+  logLevel: string;
+}
+
+/** Headers may carry a 16,000-character bearer token and 10,000-character assertions. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: { level: options.logLevel, stream: process.stderr },
+    bodyLimit: deps.config.bodyLimit,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    serverFactory: (handler) =>
+      createServer(
+        { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 5_000 },
+        (request: IncomingMessage, response: ServerResponse) => handler(request, response),
+      ),
+  });
+  const routes = new RouteIndex();
+  const authenticate = createAuthenticator(
+    deps,
+    options.adminKey,
+    createRateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst),
+  );
+
+  app.decorateRequest('caller', null);
+  app.decorateRequest('isAdmin', false);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routes.add(route.url, methods);
+    const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
+    route.onRequest = [authenticate, ...existing];
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  installPlumbing(app, routes);
+  for (const domain of DOMAINS) domain.register(app, deps);
+  return app;
+}

@@ -1,0 +1,65 @@
+// What every domain's routes and services are given: no globals, everything passed in.
+
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Queryable } from '../db/schema.js';
+import type { Clock } from './clock.js';
+import type { IdGenerator } from './ids.js';
+import type { Scheduler } from './scheduler.js';
+
+export interface ServerConfig {
+  /** Access token lifetime in seconds. */
+  tokenLifetimeSeconds: number;
+  /** Captures may total at most this percentage of the authorized amount. */
+  overCapturePercent: number;
+  /** Requests per second per app; 0 turns rate limiting off. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  /** JSON body limit in bytes. */
+  bodyLimit: number;
+  /** How often background jobs run, in milliseconds of real time. */
+  jobIntervalMs: number;
+  /** Directory for files the server keeps outside SQLite (dispute evidence); null = in the database. */
+  filesDir: string | null;
+}
+
+export const DEFAULT_CONFIG: ServerConfig = {
+  tokenLifetimeSeconds: 32_400,
+  overCapturePercent: 115,
+  rateLimitPerSecond: 0,
+  rateLimitBurst: 0,
+  bodyLimit: 1024 * 1024,
+  jobIntervalMs: 1000,
+  filesDir: null,
+};
+
+export type AccountHook = (db: Queryable, accountId: string) => Promise<void>;
+
+export interface LifecycleHooks {
+  /** Called in the transaction that creates a merchant account (seed its system data). */
+  onAccountCreated: AccountHook[];
+  /** Called in the transaction that resets an account: delete the domain's rows for it. */
+  onAccountReset: AccountHook[];
+  /** Called when the server stops, after it stops accepting requests. */
+  onClose: Array<() => Promise<void>>;
+}
+
+export interface ServerDeps {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  scheduler: Scheduler;
+  config: ServerConfig;
+  hooks: LifecycleHooks;
+  log: FastifyBaseLogger;
+  /** The server's own base URL once listening (for links written by background jobs). */
+  publicUrl(): string;
+}
+
+/** What a service function needs to act for one merchant within one request or job. */
+export interface ServiceContext {
+  db: Queryable;
+  deps: ServerDeps;
+  accountId: string;
+  now: Date;
+  baseUrl: string;
+}

@@ -1,0 +1,40 @@
+// Hashing for client secrets (scrypt, salted) and for bearer tokens (SHA-256 of 256 random bits).
+
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 } as const;
+
+function scryptAsync(secret: string, salt: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(secret, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (error, key) => {
+      if (error) reject(error);
+      else resolve(key);
+    });
+  });
+}
+
+/** `scrypt$N$r$p$salt$hash`, so the parameters can change without breaking stored secrets. */
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(secret, salt);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, saltText, hashText] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(hashText, 'base64url');
+  const key = await new Promise<Buffer>((resolve, reject) => {
+    scrypt(secret, Buffer.from(saltText, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (error, derived) => {
+      if (error) reject(error);
+      else resolve(derived);
+    });
+  });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** Tokens are high-entropy, so a fast hash is enough: the database never holds a usable token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,73 @@
+// Opens the SQLite file with the pragmas durability depends on, and refuses to run without them.
+
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database } from './schema.js';
+
+export const MEMORY_DB = ':memory:';
+
+export interface OpenedDatabase {
+  sqlite: BetterSqlite3.Database;
+  db: Kysely<Database>;
+  path: string;
+}
+
+export class DatabaseSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseSetupError';
+  }
+}
+
+function readPragma(sqlite: BetterSqlite3.Database, name: string): unknown {
+  return sqlite.pragma(name, { simple: true });
+}
+
+/** Sets and reads back the pragmas; throws if SQLite did not take one of them. */
+export function applyPragmas(sqlite: BetterSqlite3.Database, inMemory: boolean): void {
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const expected: Array<[string, unknown]> = [
+    ['journal_mode', inMemory ? 'memory' : 'wal'],
+    ['synchronous', 2n],
+    ['foreign_keys', 1n],
+    ['busy_timeout', 5000n],
+  ];
+  for (const [name, want] of expected) {
+    const got = readPragma(sqlite, name);
+    const normalised = typeof got === 'number' ? BigInt(got) : got;
+    if (normalised !== want) {
+      throw new DatabaseSetupError(
+        `SQLite pragma ${name} is ${String(got)}, expected ${String(want)}; refusing to run without it`,
+      );
+    }
+  }
+}
+
+export function openDatabase(path: string): OpenedDatabase {
+  const inMemory = path === MEMORY_DB;
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  try {
+    sqlite.defaultSafeIntegers(true);
+    applyPragmas(sqlite, inMemory);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { sqlite, db, path };
+}
+
+/** Checkpoints the WAL into the main file and closes. */
+export async function closeDatabase(opened: OpenedDatabase): Promise<void> {
+  await opened.db.destroy().catch(() => undefined);
+  if (opened.sqlite.open) {
+    if (opened.path !== MEMORY_DB) opened.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    opened.sqlite.close();
+  }
+}

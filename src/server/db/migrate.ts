@@ -1,0 +1,42 @@
+// Applies the numbered migrations and refuses a database written by a newer payctl.
+
+import type BetterSqlite3 from 'better-sqlite3';
+import { MIGRATIONS } from './migrations/index.js';
+import { DatabaseSetupError } from './connection.js';
+
+export function latestMigrationId(): number {
+  return MIGRATIONS.reduce((max, migration) => Math.max(max, migration.id), 0);
+}
+
+/**
+ * Runs every migration not yet applied, each in its own transaction. Synchronous on purpose: it
+ * runs once at start, before the server accepts requests.
+ */
+export function migrate(sqlite: BetterSqlite3.Database, now: string): number[] {
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (sqlite.prepare('SELECT id FROM schema_migrations').all() as Array<{ id: bigint }>).map((row) => Number(row.id)),
+  );
+  const newest = Math.max(0, ...applied);
+  if (newest > latestMigrationId()) {
+    throw new DatabaseSetupError(
+      `this database was written by a newer payctl (schema version ${newest}; this payctl knows up to ${latestMigrationId()}). ` +
+        'Upgrade payctl, or point --db at another file.',
+    );
+  }
+  const ran: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.id)) continue;
+    const apply = sqlite.transaction(() => {
+      for (const statement of migration.statements) sqlite.exec(statement);
+      sqlite
+        .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
+        .run(migration.id, migration.name, now);
+    });
+    apply();
+    ran.push(migration.id);
+  }
+  return ran;
+}

@@ -1,0 +1,18 @@
+// Every domain the server serves, registered by name. Add a domain here and nowhere else.
+
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from './core/deps.js';
+import { registerOauthRoutes } from './oauth/routes.js';
+import { registerSandboxRoutes } from './sandbox/routes.js';
+
+export type DomainRegistration = (app: FastifyInstance, deps: ServerDeps) => void;
+
+export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration }> = [
+  { name: 'oauth', register: registerOauthRoutes },
+  { name: 'sandbox', register: registerSandboxRoutes },
+  // payments and orders
+  // invoicing
+  // disputes
+  // payouts
+  // notifications
+];

@@ -1,0 +1,149 @@
+// Who is calling: bearer tokens, the admin key, and platform apps acting for a merchant.
+
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { ServerDeps } from '../core/deps.js';
+import { consentExists } from '../oauth/store.js';
+import { findTokenOwner } from '../oauth/service.js';
+import { ServiceError, serviceError } from './errors.js';
+import { AUTH_ASSERTION_HEADERS, boundedHeader } from './headers.js';
+import type { RateLimiter } from './rate-limit.js';
+
+export type AuthMode = 'bearer' | 'admin' | 'none' | 'bearer-or-admin';
+
+export interface Caller {
+  /** The merchant whose data the request reads and changes. */
+  accountId: string;
+  /** The account that owns the calling app (differs when acting through an assertion). */
+  ownAccountId: string;
+  appId: string;
+  clientId: string;
+  viaAssertion: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+    isAdmin: boolean;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+}
+
+const authFailure = (description: string): ServiceError =>
+  serviceError('AUTHENTICATION_FAILURE', 'INVALID_ACCESS_TOKEN', description, { field: 'Authorization', location: 'header' });
+
+function bearerOf(request: FastifyRequest): string {
+  const header = boundedHeader(request, ['authorization'], 16_000);
+  if (header === undefined) throw authFailure('The Authorization header is missing.');
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  if (!match?.[1]) throw authFailure('The Authorization header must be "Bearer <access token>".');
+  return match[1];
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+interface AssertionClaims {
+  iss: string;
+  payer_id: string;
+}
+
+function base64UrlJson(part: string): unknown {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(part)) throw new Error('not base64url');
+  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+}
+
+/** Parses an unsigned JWT (`alg: none`) naming the platform (`iss`) and the merchant (`payer_id`). */
+export function parseAuthAssertion(token: string): AssertionClaims {
+  const invalid = (description: string) =>
+    serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_SYNTAX', description, {
+      field: 'Service-Auth-Assertion',
+      location: 'header',
+    });
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[2] !== '') throw invalid('The assertion must be an unsigned JWT: header.payload. with an empty signature.');
+  let header: unknown;
+  let payload: unknown;
+  try {
+    header = base64UrlJson(parts[0] ?? '');
+    payload = base64UrlJson(parts[1] ?? '');
+  } catch {
+    throw invalid('The assertion header and payload must be base64url-encoded JSON objects.');
+  }
+  const alg = (header as { alg?: unknown } | null)?.alg;
+  if (typeof header !== 'object' || header === null || alg !== 'none') {
+    throw invalid('The assertion must use "alg": "none".');
+  }
+  const claims = payload as Partial<AssertionClaims> | null;
+  if (typeof claims !== 'object' || claims === null || typeof claims.iss !== 'string' || typeof claims.payer_id !== 'string') {
+    throw invalid('The assertion payload must carry "iss" (the platform client id) and "payer_id" (the merchant).');
+  }
+  return { iss: claims.iss, payer_id: claims.payer_id };
+}
+
+async function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller: Caller): Promise<Caller> {
+  const assertion = boundedHeader(request, AUTH_ASSERTION_HEADERS, 10_000);
+  if (assertion === undefined) return caller;
+  const claims = parseAuthAssertion(assertion);
+  if (claims.iss !== caller.clientId) {
+    throw serviceError('AUTHENTICATION_FAILURE', 'INVALID_AUTH_ASSERTION', 'The assertion was issued for another client id.', {
+      field: 'Service-Auth-Assertion',
+      location: 'header',
+    });
+  }
+  if (claims.payer_id === caller.ownAccountId) return caller;
+  if (!(await consentExists(deps.db, caller.clientId, claims.payer_id))) {
+    throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
+      field: 'Service-Auth-Assertion',
+      location: 'header',
+    });
+  }
+  return { ...caller, accountId: claims.payer_id, viaAssertion: true };
+}
+
+export function createAuthenticator(deps: ServerDeps, adminKey: () => string, limiter: RateLimiter) {
+  async function authenticateBearer(request: FastifyRequest): Promise<Caller> {
+    const owner = await findTokenOwner(deps, bearerOf(request));
+    if (!owner) throw authFailure('The access token is invalid or has expired.');
+    limiter.take(owner.appId);
+    const caller: Caller = { ...owner, ownAccountId: owner.accountId, viaAssertion: false };
+    return resolveActingAccount(deps, request, caller);
+  }
+
+  function isAdminRequest(request: FastifyRequest): boolean {
+    const header = request.headers.authorization;
+    if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
+    return sameSecret(header.slice('Bearer '.length), adminKey());
+  }
+
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    request.caller = null;
+    request.isAdmin = false;
+    const mode = request.routeOptions.config.auth ?? 'bearer';
+    if (mode === 'none') return;
+    if (mode === 'admin' || mode === 'bearer-or-admin') {
+      if (isAdminRequest(request)) {
+        request.isAdmin = true;
+        return;
+      }
+      if (mode === 'admin') {
+        throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'This control-plane call needs the admin key as the bearer token.', {
+          field: 'Authorization',
+          location: 'header',
+        });
+      }
+    }
+    request.caller = await authenticateBearer(request);
+  };
+}
+
+/** The caller of a bearer-authenticated route (the hook guarantees it is set). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw authFailure('The access token is invalid or has expired.');
+  return request.caller;
+}

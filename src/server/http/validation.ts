@@ -1,0 +1,114 @@
+// Schema parsing at the HTTP boundary: zod issues become the service's validation details.
+
+import { z } from 'zod';
+import { ServiceError, displayValue, type ErrorDetail, type ErrorLocation } from './errors.js';
+
+/**
+ * Custom refinements can name their issue code: `ctx.addIssue({ code: 'custom', params: { issue } })`
+ * or `.refine(fn, { params: { issue: 'X' } })`.
+ */
+function issueCode(issue: z.core.$ZodIssue, input: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return input === undefined ? 'MISSING_REQUIRED_PARAMETER' : 'INVALID_PARAMETER_SYNTAX';
+    case 'too_big':
+      if (issue.origin === 'string') return 'INVALID_STRING_MAX_LENGTH';
+      if (issue.origin === 'array' || issue.origin === 'set') return 'INVALID_ARRAY_MAX_ITEMS';
+      return 'INVALID_INTEGER_MAX_VALUE';
+    case 'too_small':
+      if (issue.origin === 'string') return 'INVALID_STRING_LENGTH';
+      if (issue.origin === 'array' || issue.origin === 'set') return 'INVALID_ARRAY_MIN_ITEMS';
+      return 'INVALID_INTEGER_MIN_VALUE';
+    case 'invalid_format':
+      return 'INVALID_PARAMETER_SYNTAX';
+    case 'invalid_value':
+    case 'invalid_union':
+      return 'INVALID_PARAMETER_VALUE';
+    case 'not_multiple_of':
+      return 'INVALID_PARAMETER_VALUE';
+    case 'custom': {
+      const named = (issue.params as { issue?: unknown } | undefined)?.issue;
+      return typeof named === 'string' ? named : 'INVALID_PARAMETER_VALUE';
+    }
+    default:
+      return 'INVALID_PARAMETER_VALUE';
+  }
+}
+
+function describe(issue: z.core.$ZodIssue, code: string): string {
+  switch (code) {
+    case 'MISSING_REQUIRED_PARAMETER':
+      return 'A required field is missing.';
+    case 'INVALID_STRING_MAX_LENGTH':
+      return `The value is too long: at most ${String((issue as { maximum?: unknown }).maximum)} characters.`;
+    case 'INVALID_STRING_LENGTH':
+      return `The value is too short: at least ${String((issue as { minimum?: unknown }).minimum)} characters.`;
+    case 'INVALID_INTEGER_MAX_VALUE':
+      return `The value exceeds the maximum of ${String((issue as { maximum?: unknown }).maximum)}.`;
+    case 'INVALID_INTEGER_MIN_VALUE':
+      return `The value is below the minimum of ${String((issue as { minimum?: unknown }).minimum)}.`;
+    case 'INVALID_ARRAY_MAX_ITEMS':
+      return `Too many items: at most ${String((issue as { maximum?: unknown }).maximum)}.`;
+    case 'INVALID_ARRAY_MIN_ITEMS':
+      return `Too few items: at least ${String((issue as { minimum?: unknown }).minimum)}.`;
+    default:
+      return issue.message;
+  }
+}
+
+/** JSON pointer (RFC 6901) of a path. */
+export function jsonPointer(path: readonly PropertyKey[]): string {
+  return `/${path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+export function toDetails(error: z.ZodError, input: unknown, location: ErrorLocation): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const path = issue.path as PropertyKey[];
+    const value = valueAt(input, path);
+    const issueName = issueCode(issue, value);
+    const detail: ErrorDetail = {
+      field: jsonPointer(path),
+      location,
+      issue: issueName,
+      description: describe(issue, issueName),
+    };
+    if (value !== undefined && (typeof value !== 'object' || value === null)) detail.value = displayValue(value);
+    return detail;
+  });
+}
+
+/** Parses `input` or throws INVALID_REQUEST naming every bad field. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, location: ErrorLocation): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ServiceError('INVALID_REQUEST', toDetails(result.error, input, location));
+}
+
+export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.output<S> =>
+  parseWith(schema, body ?? {}, 'body');
+export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> =>
+  parseWith(schema, query ?? {}, 'query');
+export const parsePath = <S extends z.ZodType>(schema: S, params: unknown): z.output<S> =>
+  parseWith(schema, params ?? {}, 'path');
+
+/** Query-string integers arrive as text: a strict integer parse with the service's issue codes. */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^-?[0-9]{1,12}$/, 'Expected an integer.')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
+export function queryBoolean() {
+  return z.enum(['true', 'false']).transform((value) => value === 'true');
+}

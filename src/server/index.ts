@@ -1,0 +1,106 @@
+// startServer: opens the database, migrates, bootstraps, listens. Used by `payctl serve` and tests.
+
+import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
+import { buildApp } from './app.js';
+import { bootstrap } from './bootstrap.js';
+import { createClock, isoSeconds } from './core/clock.js';
+import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps } from './core/deps.js';
+import { cryptoIds, type IdGenerator } from './core/ids.js';
+import { createScheduler } from './core/scheduler.js';
+import { MEMORY_DB, closeDatabase, openDatabase } from './db/connection.js';
+import { migrate } from './db/migrate.js';
+import type { Db } from './db/schema.js';
+import { purgeExpiredRequestIds } from './http/idempotency.js';
+import type { AccountCredentials } from './oauth/service.js';
+import { listAccounts } from './oauth/store.js';
+
+export interface ServerOptions {
+  dbPath: string;
+  host?: string;
+  port?: number;
+  adminKey?: string;
+  clientId?: string;
+  clientSecret?: string;
+  logLevel?: string;
+  config?: Partial<ServerConfig>;
+  /** Real-time source for the clock (tests). */
+  now?: () => number;
+  ids?: IdGenerator;
+  /** Where the default credentials are remembered; defaults to `<db>.credentials.json`, none for :memory:. */
+  credentialsFile?: string | null;
+}
+
+export interface RunningServer {
+  url: string;
+  dbPath: string;
+  adminKey: string;
+  defaultCredentials: AccountCredentials;
+  deps: ServerDeps;
+  db: Db;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const config: ServerConfig = { ...DEFAULT_CONFIG, ...options.config };
+  const opened = openDatabase(options.dbPath);
+  try {
+    const clock = createClock(options.now);
+    migrate(opened.sqlite, isoSeconds(clock.systemNow()));
+    const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onClose: [] };
+    let adminKey = '';
+    let url = '';
+    const logHolder: { log?: FastifyBaseLogger } = {};
+    const deps: ServerDeps = {
+      db: opened.db,
+      clock,
+      ids: options.ids ?? cryptoIds,
+      scheduler: createScheduler((name, error) => logHolder.log?.error({ err: error, job: name }, 'background job failed')),
+      config,
+      hooks,
+      get log() {
+        if (!logHolder.log) throw new Error('logger not ready');
+        return logHolder.log;
+      },
+      publicUrl: () => url,
+    };
+    const app = buildApp(deps, { adminKey: () => adminKey, logLevel: options.logLevel ?? 'warn' });
+    logHolder.log = app.log;
+    deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
+
+    for (const account of await listAccounts(opened.db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
+    const credentialsFile =
+      options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
+    const booted = await bootstrap(deps, {
+      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+      ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+      ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
+      credentialsFile,
+      warn: (message) => app.log.warn(message),
+    });
+    adminKey = booted.adminKey;
+
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    const address = app.server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    url = `http://${host}:${address.port}`;
+    // Catch up on anything due while the server was down (expiries, scheduled sends, retries).
+    await deps.scheduler.runAll();
+    deps.scheduler.start(config.jobIntervalMs);
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        await app.close();
+        await deps.scheduler.stop();
+        for (const hook of hooks.onClose) await hook();
+        await closeDatabase(opened);
+      })();
+      return closing;
+    };
+    return { url, dbPath: options.dbPath, adminKey, defaultCredentials: booted.credentials, deps, db: opened.db, close };
+  } catch (error) {
+    await closeDatabase(opened);
+    throw error;
+  }
+}

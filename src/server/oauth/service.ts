@@ -1,0 +1,149 @@
+// Merchant accounts, their apps, and OAuth2 client-credentials tokens.
+
+import type { Queryable } from '../db/schema.js';
+import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
+import type { ServerDeps } from '../core/deps.js';
+import { payerId, secretToken, upperId } from '../core/ids.js';
+import { hashSecret, hashToken, verifySecret } from '../core/secrets.js';
+import * as store from './store.js';
+
+/** The scopes every app is granted: the server does not restrict operations by scope. */
+export const GRANTED_SCOPES = [
+  'https://uri.paypal.com/services/payments/payment/authcapture',
+  'https://uri.paypal.com/services/payments/refund',
+  'https://uri.paypal.com/services/payments/payment',
+  'https://uri.paypal.com/services/invoicing/invoices/readwrite',
+  'https://uri.paypal.com/services/disputes/read-seller',
+  'https://uri.paypal.com/services/disputes/update-seller',
+  'https://uri.paypal.com/payments/payouts',
+  'https://uri.paypal.com/services/applications/webhooks',
+].join(' ');
+
+export interface AccountCredentials {
+  payer_id: string;
+  email: string;
+  client_id: string;
+  client_secret: string;
+}
+
+export const newClientId = (): string => `A${secretToken(60)}`;
+export const newClientSecret = (): string => `E${secretToken(60)}`;
+
+export interface CreateAccountInput {
+  email?: string;
+  clientId?: string;
+  clientSecret?: string;
+  isDefault?: boolean;
+}
+
+/** Creates a merchant account with one app, inside the caller's transaction. */
+export async function createMerchantAccount(
+  deps: ServerDeps,
+  db: Queryable,
+  input: CreateAccountInput,
+): Promise<AccountCredentials> {
+  const id = payerId(deps.ids);
+  const now = isoSeconds(deps.clock.systemNow());
+  const email = input.email ?? `merchant-${id.toLowerCase()}@example.com`;
+  const clientId = input.clientId ?? newClientId();
+  const clientSecret = input.clientSecret ?? newClientSecret();
+  await store.insertAccount(db, {
+    id,
+    email,
+    is_default: input.isDefault ? 1n : 0n,
+    clock_offset_ms: 0n,
+    kyc_status: 'VERIFIED',
+    created_at: now,
+  });
+  await store.insertApp(db, {
+    id: `APP-${upperId(deps.ids, 17)}`,
+    account_id: id,
+    name: input.isDefault ? 'Default app' : 'App',
+    client_id: clientId,
+    secret_hash: await hashSecret(clientSecret),
+    is_default: 1n,
+    created_at: now,
+  });
+  for (const hook of deps.hooks.onAccountCreated) await hook(db, id);
+  return { payer_id: id, email, client_id: clientId, client_secret: clientSecret };
+}
+
+export interface TokenResponse {
+  scope: string;
+  access_token: string;
+  token_type: 'Bearer';
+  app_id: string;
+  expires_in: number;
+  nonce: string;
+}
+
+/** Repeated wrong secrets for one client id are answered ever more slowly (up to 2 s). */
+export class CredentialThrottle {
+  private readonly failures = new Map<string, { count: number; last: number }>();
+
+  delayFor(clientId: string, nowMs: number): number {
+    const entry = this.failures.get(clientId);
+    if (!entry || nowMs - entry.last > 15 * 60_000) return 0;
+    if (entry.count < 5) return 0;
+    return Math.min(2000, 100 * 2 ** (entry.count - 5));
+  }
+
+  recordFailure(clientId: string, nowMs: number): void {
+    const entry = this.failures.get(clientId);
+    this.failures.set(clientId, { count: (entry?.count ?? 0) + 1, last: nowMs });
+    if (this.failures.size > 10_000) this.failures.clear();
+  }
+
+  recordSuccess(clientId: string): void {
+    this.failures.delete(clientId);
+  }
+}
+
+/** Checks client credentials and issues a token; `undefined` when the credentials are wrong. */
+export async function issueToken(
+  deps: ServerDeps,
+  clientId: string,
+  clientSecret: string,
+): Promise<TokenResponse | undefined> {
+  const app = await store.findAppByClientId(deps.db, clientId);
+  // Hash even for unknown ids so that a wrong id costs as much as a wrong secret.
+  const stored = app?.secret_hash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+  const valid = await verifySecret(clientSecret, stored);
+  if (!app || !valid) return undefined;
+  const now = deps.clock.now(app.account_id);
+  const accessToken = `A21AA${secretToken(32)}`;
+  const lifetime = deps.config.tokenLifetimeSeconds;
+  await deps.db.transaction().execute(async (trx) => {
+    await store.deleteExpiredTokens(trx, app.account_id, isoMillis(now));
+    await store.insertToken(trx, {
+      token_hash: hashToken(accessToken),
+      app_id: app.id,
+      account_id: app.account_id,
+      scope: GRANTED_SCOPES,
+      expires_at: isoMillis(addSeconds(now, lifetime)),
+      created_at: isoMillis(now),
+    });
+  });
+  return {
+    scope: GRANTED_SCOPES,
+    access_token: accessToken,
+    token_type: 'Bearer',
+    app_id: app.id,
+    expires_in: lifetime,
+    nonce: `${isoSeconds(now)}${secretToken(24)}`,
+  };
+}
+
+export interface TokenOwner {
+  accountId: string;
+  appId: string;
+  clientId: string;
+}
+
+/** The owner of a valid, unexpired token, judged on the owning account's clock. */
+export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
+  const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
+  if (!row) return undefined;
+  if (row.expires_at <= isoMillis(deps.clock.now(row.account_id))) return undefined;
+  return { accountId: row.account_id, appId: row.app_id, clientId: row.client_id };
+}

@@ -1,0 +1,139 @@
+// Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
+
+import type { Queryable } from '../db/schema.js';
+
+export interface AccountRow {
+  id: string;
+  email: string;
+  is_default: bigint;
+  clock_offset_ms: bigint;
+  kyc_status: string;
+  created_at: string;
+}
+
+export interface AppRow {
+  id: string;
+  account_id: string;
+  name: string;
+  client_id: string;
+  secret_hash: string;
+  is_default: bigint;
+  created_at: string;
+}
+
+export async function insertAccount(db: Queryable, account: AccountRow): Promise<void> {
+  await db.insertInto('accounts').values(account).execute();
+}
+
+export async function insertApp(db: Queryable, app: AppRow): Promise<void> {
+  await db.insertInto('apps').values(app).execute();
+}
+
+export function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findAccountByEmail(db: Queryable, email: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findDefaultAccount(db: Queryable): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('is_default', '=', 1n).executeTakeFirst();
+}
+
+export function listAccounts(db: Queryable): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('created_at').execute();
+}
+
+export function findAppByClientId(db: Queryable, clientId: string): Promise<AppRow | undefined> {
+  return db.selectFrom('apps').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export function findDefaultApp(db: Queryable, accountId: string): Promise<AppRow | undefined> {
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('is_default', '=', 1n)
+    .executeTakeFirst();
+}
+
+export async function updateAppCredentials(db: Queryable, appId: string, clientId: string, secretHash: string): Promise<void> {
+  await db.updateTable('apps').set({ client_id: clientId, secret_hash: secretHash }).where('id', '=', appId).execute();
+  await db.deleteFrom('access_tokens').where('app_id', '=', appId).execute();
+}
+
+export async function setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void> {
+  await db.updateTable('accounts').set({ clock_offset_ms: offsetMs }).where('id', '=', accountId).execute();
+}
+
+export async function setKycStatus(db: Queryable, accountId: string, status: string): Promise<void> {
+  await db.updateTable('accounts').set({ kyc_status: status }).where('id', '=', accountId).execute();
+}
+
+export interface TokenRow {
+  token_hash: string;
+  app_id: string;
+  account_id: string;
+  scope: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export async function insertToken(db: Queryable, token: TokenRow): Promise<void> {
+  await db.insertInto('access_tokens').values(token).execute();
+}
+
+export function findTokenWithApp(db: Queryable, tokenHash: string) {
+  return db
+    .selectFrom('access_tokens')
+    .innerJoin('apps', 'apps.id', 'access_tokens.app_id')
+    .select([
+      'access_tokens.account_id as account_id',
+      'access_tokens.expires_at as expires_at',
+      'access_tokens.scope as scope',
+      'apps.id as app_id',
+      'apps.client_id as client_id',
+    ])
+    .where('access_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function deleteExpiredTokens(db: Queryable, accountId: string, before: string): Promise<void> {
+  await db.deleteFrom('access_tokens').where('account_id', '=', accountId).where('expires_at', '<', before).execute();
+}
+
+export async function insertConsent(db: Queryable, platformClientId: string, payerId: string, now: string): Promise<void> {
+  await db
+    .insertInto('consents')
+    .values({ platform_client_id: platformClientId, payer_id: payerId, created_at: now })
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+}
+
+export async function consentExists(db: Queryable, platformClientId: string, payerId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('consents')
+    .select('payer_id')
+    .where('platform_client_id', '=', platformClientId)
+    .where('payer_id', '=', payerId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  return db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', key)
+    .executeTakeFirst()
+    .then((row) => row?.value);
+}
+
+export async function putSetting(db: Queryable, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+    .execute();
+}

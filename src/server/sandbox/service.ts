@@ -1,0 +1,84 @@
+// The control plane's rules: accounts, consents, clocks and resets of the local server.
+
+import { isoSeconds } from '../core/clock.js';
+import type { ServerDeps } from '../core/deps.js';
+import type { Queryable } from '../db/schema.js';
+import { serviceError, notFound } from '../http/errors.js';
+import { createMerchantAccount, type AccountCredentials } from '../oauth/service.js';
+import * as store from '../oauth/store.js';
+
+export async function createAccount(deps: ServerDeps, email: string | undefined): Promise<AccountCredentials> {
+  return deps.db.transaction().execute(async (trx) => {
+    if (email !== undefined && (await store.findAccountByEmail(trx, email))) {
+      throw serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_EMAIL', 'An account with this e-mail address already exists.', {
+        field: '/email',
+        value: email,
+      });
+    }
+    return createMerchantAccount(deps, trx, email === undefined ? {} : { email });
+  });
+}
+
+export async function grantConsent(deps: ServerDeps, platformClientId: string, payerId: string) {
+  const now = isoSeconds(deps.clock.systemNow());
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await store.findAppByClientId(trx, platformClientId))) {
+      throw serviceError('UNPROCESSABLE_ENTITY', 'UNKNOWN_CLIENT_ID', 'No app has this client id.', {
+        field: '/platform_client_id',
+        value: platformClientId,
+      });
+    }
+    if (!(await store.findAccount(trx, payerId))) throw notFound('payer', payerId, 'body');
+    await store.insertConsent(trx, platformClientId, payerId, now);
+  });
+  return { platform_client_id: platformClientId, payer_id: payerId, create_time: now };
+}
+
+export interface ClockView {
+  payer_id: string;
+  now: string;
+  offset_seconds: number;
+}
+
+export function clockView(deps: ServerDeps, accountId: string): ClockView {
+  return {
+    payer_id: accountId,
+    now: deps.clock.now(accountId).toISOString(),
+    offset_seconds: Math.floor(deps.clock.offsetMs(accountId) / 1000),
+  };
+}
+
+/** Moves an account's clock forward, then lets every time-driven job catch up before answering. */
+export async function advanceClock(deps: ServerDeps, accountId: string, seconds: number): Promise<ClockView> {
+  const offset = deps.clock.offsetMs(accountId) + seconds * 1000;
+  await store.setClockOffset(deps.db, accountId, BigInt(offset));
+  deps.clock.setOffset(accountId, offset);
+  await deps.scheduler.runAll();
+  return clockView(deps, accountId);
+}
+
+async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Promise<void> {
+  for (const hook of [...deps.hooks.onAccountReset].reverse()) await hook(db, accountId);
+  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('events').where('account_id', '=', accountId).execute();
+  await store.setClockOffset(db, accountId, 0n);
+  await store.setKycStatus(db, accountId, 'VERIFIED');
+  for (const hook of deps.hooks.onAccountCreated) await hook(db, accountId);
+}
+
+/** Deletes an account's data (or every account's), keeping accounts, apps and tokens. */
+export async function resetData(deps: ServerDeps, accountId: string | 'all'): Promise<{ reset: 'account' | 'all' }> {
+  const ids =
+    accountId === 'all' ? (await store.listAccounts(deps.db)).map((account) => account.id) : [accountId];
+  await deps.db.transaction().execute(async (trx) => {
+    for (const id of ids) await resetOne(deps, trx, id);
+  });
+  for (const id of ids) deps.clock.setOffset(id, 0);
+  return { reset: accountId === 'all' ? 'all' : 'account' };
+}
+
+export async function whoami(deps: ServerDeps, accountId: string, clientId: string, appId: string) {
+  const account = await store.findAccount(deps.db, accountId);
+  if (!account) throw notFound('payer', accountId);
+  return { payer_id: account.id, email: account.email, client_id: clientId, app_id: appId };
+}
