@@ -4,6 +4,7 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import type { Queryable } from '../db/schema.js';
 import { serviceError, notFound } from '../http/errors.js';
+import { deleteLedger } from '../ledger/store.js';
 import { createMerchantAccount, type AccountCredentials } from '../oauth/service.js';
 import * as store from '../oauth/store.js';
 
@@ -61,6 +62,7 @@ async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Pro
   for (const hook of [...deps.hooks.onAccountReset].reverse()) await hook(db, accountId);
   await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).execute();
   await db.deleteFrom('events').where('account_id', '=', accountId).execute();
+  await deleteLedger(db, accountId);
   await store.setClockOffset(db, accountId, 0n);
   await store.setKycStatus(db, accountId, 'VERIFIED');
   for (const hook of deps.hooks.onAccountCreated) await hook(db, accountId);

@@ -1,0 +1,82 @@
+// The merchant balance: every movement of money in or out of an account, and the running total.
+// Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
+
+import type { Queryable } from '../db/schema.js';
+
+declare module '../db/schema.js' {
+  interface Database {
+    balance_movements: {
+      seq: bigint | null;
+      account_id: string;
+      currency: string;
+      amount_minor: bigint;
+      kind: string;
+      reference_id: string;
+      create_time: string;
+    };
+    balances: { account_id: string; currency: string; available_minor: bigint };
+  }
+}
+
+export type MovementKind =
+  | 'CAPTURE'
+  | 'REFUND'
+  | 'REVERSAL'
+  | 'PAYOUT'
+  | 'PAYOUT_FEE'
+  | 'PAYOUT_RETURN'
+  | 'TOP_UP';
+
+export interface Movement {
+  accountId: string;
+  currency: string;
+  /** Signed minor units: positive adds to the balance. */
+  amountMinor: bigint;
+  kind: MovementKind;
+  referenceId: string;
+  createTime: string;
+}
+
+/** Records a movement and updates the balance, in the caller's transaction. */
+export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
+  await db
+    .insertInto('balance_movements')
+    .values({
+      seq: null,
+      account_id: movement.accountId,
+      currency: movement.currency,
+      amount_minor: movement.amountMinor,
+      kind: movement.kind,
+      reference_id: movement.referenceId,
+      create_time: movement.createTime,
+    })
+    .execute();
+  await db
+    .insertInto('balances')
+    .values({ account_id: movement.accountId, currency: movement.currency, available_minor: movement.amountMinor })
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'currency']).doUpdateSet((eb) => ({
+        available_minor: eb('balances.available_minor', '+', movement.amountMinor),
+      })),
+    )
+    .execute();
+}
+
+export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('balances')
+    .select('available_minor')
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+  return row?.available_minor ?? 0n;
+}
+
+export function balancesOf(db: Queryable, accountId: string) {
+  return db.selectFrom('balances').select(['currency', 'available_minor']).where('account_id', '=', accountId).orderBy('currency').execute();
+}
+
+export async function deleteLedger(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('balance_movements').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('balances').where('account_id', '=', accountId).execute();
+}
