@@ -6,7 +6,7 @@ import type { ServerDeps } from '../core/deps.js';
 import { consentExists } from '../oauth/store.js';
 import { findTokenOwner } from '../oauth/service.js';
 import { ServiceError, serviceError } from './errors.js';
-import { AUTH_ASSERTION_HEADERS, boundedHeader } from './headers.js';
+import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export type AuthMode = 'bearer' | 'admin' | 'none' | 'bearer-or-admin';
@@ -124,6 +124,8 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
   return async function authenticate(request: FastifyRequest): Promise<void> {
     request.caller = null;
     request.isAdmin = false;
+    // Header limits hold on every route, before anything else is looked at.
+    boundedHeader(request, REQUEST_ID_HEADERS, 10_000);
     const mode = request.routeOptions.config.auth ?? 'bearer';
     if (mode === 'none') return;
     if (mode === 'admin' || mode === 'bearer-or-admin') {

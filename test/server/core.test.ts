@@ -1,0 +1,351 @@
+// The server core over real HTTP: tokens, errors, validation, assertions, rate limits, storage gates.
+
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyPragmas } from '../../src/server/db/connection.js';
+import { startServer } from '../../src/server/index.js';
+import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const assertion = (header: unknown, payload: unknown) => `${b64url(header)}.${b64url(payload)}.`;
+
+async function tokenResponse(url: string, authorization: string | undefined, body = 'grant_type=client_credentials', contentType = 'application/x-www-form-urlencoded') {
+  const headers: Record<string, string> = { 'content-type': contentType };
+  if (authorization !== undefined) headers.authorization = authorization;
+  const response = await fetch(`${url}/v1/oauth2/token`, { method: 'POST', headers, body });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+describe('OAuth2 tokens', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  it('issues a bearer token with the documented fields', async () => {
+    const { client_id, client_secret } = t.merchant;
+    const result = await tokenResponse(t.url, basic(client_id, client_secret));
+    expect(result.status).toBe(200);
+    expect(result.body.token_type).toBe('Bearer');
+    expect(result.body.expires_in).toBe(32400);
+    expect(typeof result.body.app_id).toBe('string');
+    expect(typeof result.body.nonce).toBe('string');
+    expect(String(result.body.scope)).toContain('https://uri.paypal.com/services/payments/refund');
+    const token = String(result.body.access_token);
+    // At least 160 random bits: 32 random bytes base64url-encoded after the prefix.
+    expect(token.length).toBeGreaterThanOrEqual(5 + 43);
+    const whoami = await t.request('GET', '/_payctl/whoami', { token });
+    expect(whoami.status).toBe(200);
+    expect(whoami.body.payer_id).toBe(t.merchant.payer_id);
+  });
+
+  it.each([
+    ['a wrong secret', () => basic(t.merchant.client_id, 'wrong'), 401, 'invalid_client'],
+    ['an unknown client id', () => basic('nobody', 'x'), 401, 'invalid_client'],
+    ['no Authorization header', () => undefined, 401, 'invalid_client'],
+    ['a Bearer instead of Basic', () => 'Bearer abc', 401, 'invalid_client'],
+  ])('refuses %s', async (_label, header, status, error) => {
+    const result = await tokenResponse(t.url, header());
+    expect(result.status).toBe(status);
+    expect(result.body.error).toBe(error);
+    expect(result.body.access_token).toBeUndefined();
+  });
+
+  it('refuses another grant type and a JSON body', async () => {
+    const auth = basic(t.merchant.client_id, t.merchant.client_secret);
+    const wrongGrant = await tokenResponse(t.url, auth, 'grant_type=password');
+    expect(wrongGrant.status).toBe(400);
+    expect(wrongGrant.body.error).toBe('unsupported_grant_type');
+    const json = await tokenResponse(t.url, auth, '{"grant_type":"client_credentials"}', 'application/json');
+    expect(json.status).toBe(400);
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['a malformed header', 'Token abc'],
+    ['an unknown token', 'Bearer A21AAnotatoken'],
+    ['a Basic header', 'Basic Zm9vOmJhcg=='],
+  ])('answers 401 AUTHENTICATION_FAILURE for %s', async (_label, header) => {
+    const result = await httpRequest(`${t.url}/_payctl/clock`, 'GET', { headers: header ? { authorization: header } : {} });
+    expect(result.status).toBe(401);
+    expect(result.body.name).toBe('AUTHENTICATION_FAILURE');
+    expect(typeof result.body.debug_id).toBe('string');
+  });
+
+  it('expires tokens on the account clock', async () => {
+    const merchant = await t.createMerchant();
+    const before = await t.request('GET', '/_payctl/clock', { token: merchant.token });
+    expect(before.status).toBe(200);
+    await t.advanceClock(32_399, merchant.token);
+    expect((await t.request('GET', '/_payctl/clock', { token: merchant.token })).status).toBe(200);
+    await t.advanceClock(1, merchant.token);
+    const after = await t.request('GET', '/_payctl/clock', { token: merchant.token });
+    expect(after.status).toBe(401);
+    expect(after.body.name).toBe('AUTHENTICATION_FAILURE');
+    // A fresh token works again.
+    const fresh = await t.tokenFor(merchant.client_id, merchant.client_secret);
+    expect((await t.request('GET', '/_payctl/clock', { token: fresh })).body.offset_seconds).toBe(32_400);
+  });
+
+  it('stores neither the secret nor the token in the clear', async () => {
+    const rows = await t.server.db.selectFrom('apps').select('secret_hash').execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.secret_hash.startsWith('scrypt$')).toBe(true);
+      expect(row.secret_hash).not.toContain(t.merchant.client_secret);
+    }
+    const tokens = await t.server.db.selectFrom('access_tokens').select('token_hash').execute();
+    expect(tokens.some((row) => row.token_hash === t.merchant.token)).toBe(false);
+    expect(tokens.every((row) => /^[0-9a-f]{64}$/.test(row.token_hash))).toBe(true);
+  });
+});
+
+describe('error shape and validation', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ memory: true });
+  });
+  afterAll(() => t.close());
+
+  function expectErrorShape(body: Record<string, unknown>) {
+    expect(typeof body.name).toBe('string');
+    expect(typeof body.message).toBe('string');
+    expect(body.debug_id).toMatch(/^[0-9a-f]{14}$/);
+    expect(Array.isArray(body.links)).toBe(true);
+  }
+
+  it('answers an unknown route with 404 RESOURCE_NOT_FOUND', async () => {
+    const result = await t.request('GET', '/v2/nothing/here');
+    expect(result.status).toBe(404);
+    expect(result.body.name).toBe('RESOURCE_NOT_FOUND');
+    expectErrorShape(result.body);
+  });
+
+  it('answers a wrong method with 405 and the allowed methods', async () => {
+    const result = await t.request('DELETE', '/_payctl/clock');
+    expect(result.status).toBe(405);
+    expect(result.body.name).toBe('METHOD_NOT_SUPPORTED');
+    expect(result.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers malformed JSON with 400 MALFORMED_REQUEST_JSON', async () => {
+    const result = await t.request('POST', '/_payctl/clock', { raw: '{"advance_seconds": ', headers: { 'content-type': 'application/json' } });
+    expect(result.status).toBe(400);
+    expect(result.body.name).toBe('INVALID_REQUEST');
+    expect(result.body.details[0].issue).toBe('MALFORMED_REQUEST_JSON');
+    expect(result.body.details[0].location).toBe('body');
+  });
+
+  it('answers a wrong content type with 415', async () => {
+    const result = await t.request('POST', '/_payctl/clock', { raw: 'advance=1', headers: { 'content-type': 'text/plain' } });
+    expect(result.status).toBe(415);
+    expect(result.body.name).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(result.body.details[0].location).toBe('header');
+  });
+
+  it('answers a body over the limit with 413 and changes nothing', async () => {
+    const result = await t.request('POST', '/_payctl/clock', { body: { advance_seconds: 5, pad: 'x'.repeat(1_100_000) } });
+    expect(result.status).toBe(413);
+    expect(result.body.name).toBe('PAYLOAD_TOO_LARGE');
+    expect((await t.request('GET', '/_payctl/clock')).body.offset_seconds).toBe(0);
+  });
+
+  it.each([
+    ['a missing field', {}, '/advance_seconds', 'MISSING_REQUIRED_PARAMETER', undefined],
+    ['a wrong type', { advance_seconds: 'ten' }, '/advance_seconds', 'INVALID_PARAMETER_SYNTAX', 'ten'],
+    ['a value below the minimum', { advance_seconds: -1 }, '/advance_seconds', 'INVALID_INTEGER_MIN_VALUE', '-1'],
+    ['a value above the maximum', { advance_seconds: 1e12 }, '/advance_seconds', 'INVALID_INTEGER_MAX_VALUE', '1000000000000'],
+  ])('rejects %s with a JSON pointer and issue, and changes nothing', async (_label, body, field, issue, value) => {
+    const result = await t.request('POST', '/_payctl/clock', { body });
+    expect(result.status).toBe(400);
+    expect(result.body.name).toBe('INVALID_REQUEST');
+    expect(result.body.details).toHaveLength(1);
+    expect(result.body.details[0]).toMatchObject({ field, issue, location: 'body' });
+    if (value !== undefined) expect(result.body.details[0].value).toBe(value);
+    expect((await t.request('GET', '/_payctl/clock')).body.offset_seconds).toBe(0);
+  });
+
+  it('rejects too long strings and bad patterns', async () => {
+    const tooLong = await t.request('POST', '/_payctl/accounts', { token: t.adminKey, body: { email: `${'a'.repeat(300)}@example.com` } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details.map((d: { issue: string }) => d.issue)).toContain('INVALID_STRING_MAX_LENGTH');
+    const pattern = await t.request('POST', '/_payctl/consents', { token: t.adminKey, body: { platform_client_id: 'x', payer_id: 'lower-case-id' } });
+    expect(pattern.status).toBe(400);
+    expect(pattern.body.details[0]).toMatchObject({ field: '/payer_id', issue: 'INVALID_PARAMETER_SYNTAX', location: 'body' });
+  });
+
+  it('checks header lengths: Authorization up to 16000, Service-Request-Id 1..10000', async () => {
+    const longAuth = await t.request('GET', '/_payctl/clock', { token: null, headers: { authorization: `Bearer ${'a'.repeat(16_001)}` } });
+    expect(longAuth.status).toBe(400);
+    expect(longAuth.body.details[0]).toMatchObject({ field: 'Authorization', location: 'header', issue: 'INVALID_STRING_MAX_LENGTH' });
+    const atLimit = await t.request('GET', '/_payctl/clock', { token: null, headers: { authorization: `Bearer ${'a'.repeat(15_993)}` } });
+    expect(atLimit.status).toBe(401);
+    const longId = await t.request('GET', '/_payctl/clock', { headers: { 'Service-Request-Id': 'r'.repeat(10_001) } });
+    expect(longId.status).toBe(400);
+    expect(longId.body.details[0]).toMatchObject({ field: 'Service-Request-Id', location: 'header', issue: 'INVALID_STRING_MAX_LENGTH' });
+    const aliasId = await t.request('GET', '/_payctl/clock', { headers: { 'PayPal-Request-Id': 'r'.repeat(10_001) } });
+    expect(aliasId.body.details[0].field).toBe('PayPal-Request-Id');
+    expect((await t.request('GET', '/_payctl/clock', { headers: { 'Service-Request-Id': 'r'.repeat(10_000) } })).status).toBe(200);
+  });
+
+  it('keeps the control plane admin calls behind the admin key', async () => {
+    const withMerchantToken = await t.request('POST', '/_payctl/accounts', { body: {} });
+    expect(withMerchantToken.status).toBe(403);
+    expect(withMerchantToken.body).toMatchObject({ name: 'NOT_AUTHORIZED', details: [{ issue: 'PERMISSION_DENIED' }] });
+    const health = await t.request('GET', '/_payctl/health', { token: null });
+    expect(health.body.status).toBe('ok');
+  });
+});
+
+describe('acting for a merchant with Service-Auth-Assertion', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ memory: true });
+  });
+  afterAll(() => t.close());
+
+  it('needs consent, the caller as issuer, and alg none', async () => {
+    const platform = await t.createMerchant('platform@example.com');
+    const seller = await t.createMerchant('seller@example.com');
+    const good = assertion({ alg: 'none' }, { iss: platform.client_id, payer_id: seller.payer_id });
+
+    const withoutConsent = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'Service-Auth-Assertion': good } });
+    expect(withoutConsent.status).toBe(403);
+    expect(withoutConsent.body).toMatchObject({ name: 'NOT_AUTHORIZED', details: [{ issue: 'PERMISSION_DENIED', location: 'header' }] });
+
+    const consent = await t.request('POST', '/_payctl/consents', {
+      token: t.adminKey,
+      body: { platform_client_id: platform.client_id, payer_id: seller.payer_id },
+    });
+    expect(consent.status).toBe(201);
+
+    const acting = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'Service-Auth-Assertion': good } });
+    expect(acting.status).toBe(200);
+    expect(acting.body.payer_id).toBe(seller.payer_id);
+    const alias = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'PayPal-Auth-Assertion': good } });
+    expect(alias.body.payer_id).toBe(seller.payer_id);
+    // Without the header the platform acts for itself.
+    expect((await t.request('GET', '/_payctl/whoami', { token: platform.token })).body.payer_id).toBe(platform.payer_id);
+
+    const signed = assertion({ alg: 'HS256' }, { iss: platform.client_id, payer_id: seller.payer_id });
+    const wrongAlg = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'Service-Auth-Assertion': signed } });
+    expect(wrongAlg.status).toBe(400);
+    expect(wrongAlg.body.details[0].issue).toBe('INVALID_PARAMETER_SYNTAX');
+
+    const otherIssuer = assertion({ alg: 'none' }, { iss: seller.client_id, payer_id: seller.payer_id });
+    const mismatch = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'Service-Auth-Assertion': otherIssuer } });
+    expect(mismatch.status).toBe(401);
+    expect(mismatch.body.name).toBe('AUTHENTICATION_FAILURE');
+
+    for (const malformed of ['not-a-jwt', 'a.b.c', `${b64url({ alg: 'none' })}.!!!.`]) {
+      const result = await t.request('GET', '/_payctl/whoami', { token: platform.token, headers: { 'Service-Auth-Assertion': malformed } });
+      expect(result.status).toBe(400);
+    }
+    // The seller's own token cannot be used to act for the platform without consent the other way.
+    const reverse = assertion({ alg: 'none' }, { iss: seller.client_id, payer_id: platform.payer_id });
+    expect((await t.request('GET', '/_payctl/whoami', { token: seller.token, headers: { 'Service-Auth-Assertion': reverse } })).status).toBe(403);
+  });
+});
+
+describe('clock and reset', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ memory: true });
+  });
+  afterAll(() => t.close());
+
+  it('keeps one clock per account, forward only', async () => {
+    const other = await t.createMerchant();
+    await t.advanceClock(3600);
+    const mine = await t.request('GET', '/_payctl/clock');
+    const theirs = await t.request('GET', '/_payctl/clock', { token: other.token });
+    expect(mine.body.offset_seconds).toBe(3600);
+    expect(theirs.body.offset_seconds).toBe(0);
+    expect(Date.parse(mine.body.now) - Date.parse(theirs.body.now)).toBeGreaterThanOrEqual(3_599_000);
+  });
+
+  it('resets the caller account (clock back to now), or all with the admin key', async () => {
+    const reset = await t.request('POST', '/_payctl/reset');
+    expect(reset.body).toEqual({ reset: 'account' });
+    expect((await t.request('GET', '/_payctl/clock')).body.offset_seconds).toBe(0);
+    const all = await t.request('POST', '/_payctl/reset', { token: t.adminKey });
+    expect(all.body).toEqual({ reset: 'all' });
+  });
+});
+
+describe('rate limiting', () => {
+  it('answers 429 RATE_LIMIT_REACHED with Retry-After past the burst', async () => {
+    const t = await startTestServer({ memory: true, config: { rateLimitPerSecond: 1, rateLimitBurst: 3 } });
+    try {
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 5; i += 1) {
+        const result = await t.request('GET', '/_payctl/clock');
+        statuses.push(result.status);
+        if (result.status === 429) {
+          retryAfter = result.headers.get('retry-after');
+          expect(result.body.name).toBe('RATE_LIMIT_REACHED');
+        }
+      }
+      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+      expect(statuses.slice(3)).toContain(429);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('storage gates', () => {
+  it('refuses to run when a pragma did not take', () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    sqlite.defaultSafeIntegers(true);
+    // An in-memory database cannot use WAL: asked to behave as a file, the gate must refuse.
+    expect(() => applyPragmas(sqlite, false)).toThrow(/journal_mode is memory, expected wal/);
+    sqlite.close();
+  });
+
+  it('opens a file with WAL, synchronous=FULL, foreign keys and a busy timeout', async () => {
+    const t = await startTestServer();
+    try {
+      const sqlite = new BetterSqlite3(t.dbPath, { readonly: true });
+      expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+      sqlite.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a database written by a newer payctl, and keeps credentials across restarts', async () => {
+    const first = await startTestServer();
+    const { dbPath } = first;
+    const credentials = first.server.defaultCredentials;
+    await first.server.close();
+
+    const second = await startServer({ dbPath, logLevel: 'silent' });
+    expect(second.defaultCredentials).toEqual(credentials);
+    expect(second.adminKey).toBe(first.adminKey);
+    await second.close();
+
+    const sqlite = new BetterSqlite3(dbPath);
+    sqlite.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9999, 'future', '2030-01-01T00:00:00Z')").run();
+    sqlite.close();
+    await expect(startServer({ dbPath, logLevel: 'silent' })).rejects.toThrow(/newer payctl/);
+    await first.close().catch(() => undefined);
+  });
+
+  it('fixes the default app credentials when given', async () => {
+    const t = await startTestServer({ clientId: 'ci-client', clientSecret: 'ci-secret', adminKey: 'ci-admin' });
+    try {
+      expect(t.server.defaultCredentials.client_id).toBe('ci-client');
+      expect(t.adminKey).toBe('ci-admin');
+      const token = await t.tokenFor('ci-client', 'ci-secret');
+      expect((await t.request('GET', '/_payctl/whoami', { token })).body.client_id).toBe('ci-client');
+    } finally {
+      await t.close();
+    }
+  });
+});
