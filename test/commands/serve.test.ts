@@ -1,0 +1,107 @@
+// `payctl serve --json` as a user runs it: a child process, then other payctl commands against it.
+
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = resolve(__dirname, '../../bin/run.js');
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+function baseEnv(configDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' };
+  return env;
+}
+
+function waitForExit(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => child.once('exit', (code) => done(code)));
+}
+
+describe('payctl serve --json', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let ready: Record<string, string>;
+  let firstLine: string;
+  const extraStdout: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'payctl-serve-'));
+    child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', join(dir, 'payctl.db'), '--json'], {
+      env: baseEnv(dir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    firstLine = await new Promise<string>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error('serve did not print its JSON line in 20 s')), 20_000);
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        done(line);
+      });
+    });
+    lines.on('line', (line) => extraStdout.push(line));
+    ready = JSON.parse(firstLine) as Record<string, string>;
+  }, 30_000);
+
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints exactly one JSON line with the base URL and credentials', () => {
+    expect(Object.keys(ready).sort()).toEqual(['admin_key', 'base_url', 'client_id', 'client_secret', 'db', 'payer_id']);
+    expect(ready.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.payer_id).toMatch(/^[2-9A-HJ-NP-Z]{13}$/);
+    expect(ready.db).toBe(join(dir, 'payctl.db'));
+  });
+
+  it('lets the next payctl command work through the local profile, with no login', async () => {
+    const status = await run(['auth', 'status', '--json'], baseEnv(dir));
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    const body = JSON.parse(status.stdout) as { profile: string; base_url: string; merchant: { payer_id: string } };
+    expect(body.profile).toBe('local');
+    expect(body.base_url).toBe(ready.base_url);
+    expect(body.merchant.payer_id).toBe(ready.payer_id);
+    expect(status.stdout).not.toContain(ready.client_secret);
+  });
+
+  it('answers payctl api GET /_payctl/clock', async () => {
+    const clock = await run(['api', 'GET', '/_payctl/clock'], baseEnv(dir));
+    expect(clock.code).toBe(0);
+    const body = JSON.parse(clock.stdout) as { payer_id: string; offset_seconds: number };
+    expect(body.payer_id).toBe(ready.payer_id);
+    expect(body.offset_seconds).toBe(0);
+  });
+
+  it('exits 3 with the error on stderr and nothing on stdout for an unknown resource', async () => {
+    const missing = await run(['api', 'GET', '/v2/payments/captures/NOPE', '--json'], baseEnv(dir));
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toContain('RESOURCE_NOT_FOUND');
+  });
+
+  it('stops gracefully on SIGTERM: exit 0, WAL checkpointed, nothing else on stdout', async () => {
+    child.kill('SIGTERM');
+    const code = await waitForExit(child);
+    expect(code).toBe(0);
+    expect(extraStdout).toEqual([]);
+    const wal = join(dir, 'payctl.db-wal');
+    expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+  });
+});
