@@ -2,7 +2,8 @@
 
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPragmas } from '../../src/server/db/connection.js';
+import { applyPragmas, closeDatabase, openDatabase } from '../../src/server/db/connection.js';
+import { inTransaction } from '../../src/server/db/transaction.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -300,6 +301,22 @@ describe('rate limiting', () => {
 });
 
 describe('storage gates', () => {
+  it('fails fast, instead of deadlocking, on a root-handle query inside a transaction', async () => {
+    const opened = openDatabase(':memory:');
+    try {
+      await expect(
+        inTransaction(opened.db, async () => opened.db.selectFrom('settings').selectAll().execute()),
+      ).rejects.toThrow(/inside a transaction/);
+      // The connection is free again afterwards.
+      expect(await opened.db.selectFrom('schema_migrations').selectAll().execute().catch(() => 'no table')).toBe('no table');
+      await opened.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('sqlite_master' as never).selectAll().execute();
+      });
+    } finally {
+      await closeDatabase(opened);
+    }
+  });
+
   it('refuses to run when a pragma did not take', () => {
     const sqlite = new BetterSqlite3(':memory:');
     sqlite.defaultSafeIntegers(true);

@@ -1,7 +1,8 @@
 // Opens the SQLite file with the pragmas durability depends on, and refuses to run without them.
 
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
+import { BetterSqliteDialect } from './driver.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -59,7 +60,7 @@ export function openDatabase(path: string): OpenedDatabase {
     sqlite.close();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
   return { sqlite, db, path };
 }
 

@@ -1,0 +1,126 @@
+// A Kysely driver for better-sqlite3 with a prepared-statement cache and a guard against the one
+// deadlock a single-connection database invites: a query on the root handle inside a transaction.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+const insideTransaction = new AsyncLocalStorage<boolean>();
+
+/** Runs `work` marked as transaction-scoped: root-handle queries from inside it fail at once. */
+export function markTransactionScope<T>(work: () => Promise<T>): Promise<T> {
+  return insideTransaction.run(true, work);
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+class CachedConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(private readonly sqlite: BetterSqlite3.Database) {}
+
+  private prepare(sqlText: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sqlText);
+    if (!statement) {
+      statement = this.sqlite.prepare(sqlText);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = this.statements.keys().next().value;
+        if (oldest !== undefined) this.statements.delete(oldest);
+      }
+      this.statements.set(sqlText, statement);
+    }
+    return statement;
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.prepare(compiledQuery.sql);
+    const parameters = compiledQuery.parameters as unknown[];
+    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const statement = this.prepare(compiledQuery.sql);
+    for (const row of statement.iterate(compiledQuery.parameters as unknown[])) yield { rows: [row as R] };
+  }
+}
+
+/** One connection, handed out one holder at a time (SQLite has one writer anyway). */
+class SingleConnectionDriver implements Driver {
+  private readonly connection: CachedConnection;
+  private queue: Promise<void> = Promise.resolve();
+  private release: (() => void) | undefined;
+
+  constructor(private readonly sqlite: BetterSqlite3.Database) {
+    this.connection = new CachedConnection(sqlite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (insideTransaction.getStore()) {
+      throw new Error('query on the root database handle inside a transaction: use the transaction (ctx.db)');
+    }
+    const previous = this.queue;
+    let unlock!: () => void;
+    this.queue = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    await previous;
+    this.release = unlock;
+    return this.connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.sqlite.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(): Promise<void> {
+    const unlock = this.release;
+    this.release = undefined;
+    unlock?.();
+  }
+
+  async destroy(): Promise<void> {}
+}
+
+export class BetterSqliteDialect implements Dialect {
+  constructor(private readonly sqlite: BetterSqlite3.Database) {}
+
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+
+  createDriver(): Driver {
+    return new SingleConnectionDriver(this.sqlite);
+  }
+
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+}
