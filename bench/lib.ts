@@ -1,0 +1,182 @@
+// Benchmark plumbing: start the real `payctl serve`, drive load with autocannon, time processes.
+
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const BIN = join(ROOT, 'bin', 'run.js');
+
+export interface Served {
+  child: ChildProcess;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  adminKey: string;
+  db: string;
+  /** Milliseconds from spawn to the first answered request. */
+  firstAnswerMs: number;
+  token(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `payctl-bench-${prefix}-`));
+}
+
+async function waitForHealth(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`no answer from ${url}`);
+    await new Promise((done) => setTimeout(done, 5));
+  }
+}
+
+/** Starts `payctl serve` on a temporary database (or `db`) and waits for its first answer. */
+export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const dir = tempDir('serve');
+  const dbPath = db ?? join(dir, 'payctl.db');
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'], {
+    env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`serve exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', done);
+  });
+  const info = JSON.parse(line) as { base_url: string; client_id: string; client_secret: string; admin_key: string; db: string };
+  await waitForHealth(`${info.base_url}/_payctl/health`, Date.now() + 10_000);
+  const firstAnswerMs = performance.now() - started;
+  return {
+    child,
+    baseUrl: info.base_url,
+    clientId: info.client_id,
+    clientSecret: info.client_secret,
+    adminKey: info.admin_key,
+    db: info.db,
+    firstAnswerMs,
+    async token() {
+      const response = await fetch(`${info.base_url}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${info.client_id}:${info.client_secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      });
+      const json = (await response.json()) as { access_token: string };
+      return json.access_token;
+    },
+    stop() {
+      return new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+/** RSS of a process in MB, from /proc (Linux). */
+export async function rssMb(pid: number): Promise<number | null> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Stop after this many requests instead of after the duration. */
+  amount?: number;
+  /** Per-request customisation (fresh request ids, rotating paths). */
+  setupRequest?: (request: { method?: string; path?: string; headers?: Record<string, string>; body?: string }) => {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  };
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    method: (options.method ?? 'GET') as 'GET',
+    headers: options.headers ?? {},
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.amount !== undefined ? { amount: options.amount } : {}),
+    ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+/** Median wall time, in ms, of running a command `runs` times. */
+export async function medianRunMs(command: string, args: string[], runs: number, env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const started = performance.now();
+    await new Promise<void>((done, fail) => {
+      execFile(command, args, { env: { ...process.env, ...env } }, (error) => (error ? fail(error) : done()));
+    });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+export async function api<T = any>(
+  served: Served,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${served.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}

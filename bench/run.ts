@@ -1,0 +1,216 @@
+// `npm run bench`: each workload against the real `payctl serve` on a temporary database, with the
+// baselines measured in the same run; writes bench/results.json and prints a markdown table.
+// Every figure that has a target is judged as a ratio against a baseline from this run.
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { rawCaptureTransactionsPerSecond } from './baseline-sqlite.js';
+import { BIN, ROOT, api, load, medianRunMs, rssMb, startServe, tempDir, type Served } from './lib.js';
+import { benchInvoices, benchPayouts, benchWebhooks } from './workloads.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 50;
+
+interface Row {
+  workload: string;
+  figure: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  ok: boolean | null;
+}
+
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+
+function record(row: Row, raw: unknown): void {
+  rows.push(row);
+  results[row.workload] = raw;
+  process.stderr.write(`  ${row.workload}: ${row.figure} (${row.ok === null ? 'no target' : row.ok ? 'meets target' : 'MISSES target'})\n`);
+}
+
+const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function bareHttpServer(): Promise<{ baseUrl: string; firstAnswerMs: number; stop: () => void }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'baseline-http.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((done) => createInterface({ input: child.stdout }).once('line', done));
+  const { base_url: baseUrl } = JSON.parse(line) as { base_url: string };
+  await fetch(baseUrl);
+  return { baseUrl, firstAnswerMs: performance.now() - started, stop: () => child.kill('SIGTERM') };
+}
+
+/** An order for `value` authorized at once (card payment source), returning the authorization id. */
+async function authorize(served: Served, token: string, value: string, currency = 'USD'): Promise<string> {
+  const order = await api(served, token, 'POST', '/v2/checkout/orders', {
+    intent: 'AUTHORIZE',
+    purchase_units: [{ amount: { currency_code: currency, value } }],
+    payment_source: { card: { number: '4111111111111111', expiry: '2030-12', name: 'Bench Buyer' } },
+  }, { 'Service-Request-Id': randomUUID(), Prefer: 'return=representation' });
+  if (order.status >= 300) throw new Error(`order create failed: ${order.status} ${JSON.stringify(order.body)}`);
+  const authorized = await api(served, token, 'POST', `/v2/checkout/orders/${order.body.id}/authorize`, {}, {
+    'Service-Request-Id': randomUUID(),
+    Prefer: 'return=representation',
+  });
+  const id = authorized.body?.purchase_units?.[0]?.payments?.authorizations?.[0]?.id as string | undefined;
+  if (!id) throw new Error(`authorize failed: ${authorized.status} ${JSON.stringify(authorized.body)}`);
+  return id;
+}
+
+async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteTps: number): Promise<void> {
+  const token = await served.token();
+  const authorizationId = await authorize(served, token, '999999999.00');
+  const capture = await api(served, token, 'POST', `/v2/payments/authorizations/${authorizationId}/capture`, {
+    amount: { currency_code: 'USD', value: '1.00' },
+  }, { 'Service-Request-Id': randomUUID(), Prefer: 'return=representation' });
+  const captureId = capture.body.id as string;
+  const auth = { authorization: `Bearer ${token}` };
+
+  const read = await load({ url: `${served.baseUrl}/v2/payments/captures/${captureId}`, connections: CONNECTIONS, durationSeconds: SECONDS, headers: auth });
+  const readRatio = read.requestsPerSecond / baselineHttpRps;
+  record({
+    workload: 'read: GET capture, 50 connections',
+    figure: `${fmt(read.requestsPerSecond)} req/s, p50 ${read.p50} ms, p99 ${read.p99} ms`,
+    baseline: `bare node:http ${fmt(baselineHttpRps)} req/s`,
+    ratio: `${fmt(readRatio * 100, 1)}%`,
+    target: '>= 50% of bare node:http; p99 < 10 ms',
+    ok: readRatio >= 0.5 && read.p99 < 10 && read.non2xx === 0,
+  }, read);
+
+  const write = await load({
+    url: `${served.baseUrl}/v2/payments/authorizations/${authorizationId}/capture`,
+    connections: CONNECTIONS,
+    durationSeconds: SECONDS,
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
+      body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+    }),
+  });
+  const writeRatio = write.requestsPerSecond / rawSqliteTps;
+  record({
+    workload: 'write: capture 0.01, 50 connections, durable',
+    figure: `${fmt(write.requestsPerSecond)} req/s, p50 ${write.p50} ms, p99 ${write.p99} ms, non-2xx ${write.non2xx}`,
+    baseline: `raw better-sqlite3 ${fmt(rawSqliteTps)} tx/s`,
+    ratio: `${fmt(writeRatio * 100, 1)}%`,
+    target: '>= 60% of raw SQLite; p99 < 50 ms',
+    ok: writeRatio >= 0.6 && write.p99 < 50 && write.non2xx === 0,
+  }, write);
+
+  const refund = await load({
+    url: `${served.baseUrl}/v2/payments/captures/${captureId}/refund`,
+    connections: CONNECTIONS,
+    durationSeconds: Math.min(SECONDS, 4),
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
+      body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+    }),
+  });
+  record({
+    workload: 'write: refund 0.01, 50 connections, durable',
+    figure: `${fmt(refund.requestsPerSecond)} req/s, p50 ${refund.p50} ms, p99 ${refund.p99} ms, non-2xx ${refund.non2xx}`,
+    baseline: `raw better-sqlite3 ${fmt(rawSqliteTps)} tx/s`,
+    ratio: `${fmt((refund.requestsPerSecond / rawSqliteTps) * 100, 1)}%`,
+    target: '(no separate target; the capture row is the judged one)',
+    ok: null,
+  }, refund);
+
+  const cliMs = await medianRunMs(process.execPath, [BIN, 'payments', 'get', 'capture', captureId, '--json'], 7, {
+    PAYCTL_BASE_URL: served.baseUrl,
+    PAYCTL_CLIENT_ID: served.clientId,
+    PAYCTL_CLIENT_SECRET: served.clientSecret,
+    PAYCTL_CONFIG_DIR: tempDir('cli'),
+  });
+  results.cliCommandMs = cliMs;
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(`payctl bench: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}, ${SECONDS} s per load run\n`);
+
+  process.stderr.write('baselines\n');
+  const bare = await bareHttpServer();
+  const bareLoad = await load({ url: bare.baseUrl, connections: CONNECTIONS, durationSeconds: SECONDS });
+  bare.stop();
+  const raw = rawCaptureTransactionsPerSecond(tempDir('raw'), Math.min(SECONDS, 5));
+  const nodeStartMs = await medianRunMs(process.execPath, ['-e', '0'], 11);
+  results.baselines = { bareHttp: bareLoad, bareHttpFirstAnswerMs: bare.firstAnswerMs, rawSqlite: raw, nodeStartMs };
+  process.stderr.write(`  bare node:http ${fmt(bareLoad.requestsPerSecond)} req/s; raw SQLite ${fmt(raw.perSecond)} tx/s; node -e 0 ${fmt(nodeStartMs, 1)} ms\n`);
+
+  const versionMs = await medianRunMs(process.execPath, [BIN, '--version'], 11);
+  record({
+    workload: 'cli: payctl --version',
+    figure: `${fmt(versionMs, 1)} ms (median of 11)`,
+    baseline: `node -e 0 ${fmt(nodeStartMs, 1)} ms`,
+    ratio: `${fmt(versionMs / nodeStartMs, 2)}x`,
+    target: '<= 3x node -e 0',
+    ok: versionMs <= 3 * nodeStartMs,
+  }, { versionMs });
+
+  const served = await startServe();
+  record({
+    workload: 'start: payctl serve to first answer',
+    figure: `${fmt(served.firstAnswerMs)} ms`,
+    baseline: `bare node:http ${fmt(bare.firstAnswerMs)} ms`,
+    ratio: `${fmt(served.firstAnswerMs / bare.firstAnswerMs, 2)}x`,
+    target: '<= 2x bare node:http',
+    ok: served.firstAnswerMs <= 2 * bare.firstAnswerMs,
+  }, { firstAnswerMs: served.firstAnswerMs });
+
+  const workloads: Array<[string, () => Promise<void>]> = [
+    ['payments', () => benchPayments(served, bareLoad.requestsPerSecond, raw.perSecond)],
+    ['invoices', () => benchInvoices(served, record)],
+    ['payouts', () => benchPayouts(served, record)],
+    ['webhooks', () => benchWebhooks(served, record)],
+  ];
+  for (const [name, run] of workloads) {
+    process.stderr.write(`${name}\n`);
+    try {
+      await run();
+    } catch (error) {
+      process.stderr.write(`  ${name} skipped: ${error instanceof Error ? error.message : String(error)}\n`);
+      results[`${name}Error`] = String(error);
+    }
+    if (name === 'payments') {
+      // RSS of the server that took the read and write load (later workloads restart it).
+      const rss = await rssMb(served.child.pid ?? 0);
+      if (rss !== null) {
+        record({ workload: 'memory: serve RSS after the load', figure: `${fmt(rss)} MB`, baseline: '-', ratio: '-', target: '< 150 MB', ok: rss < 150 }, { rssMb: rss });
+      }
+    }
+  }
+
+  if (typeof results.cliCommandMs === 'number') {
+    const ms = results.cliCommandMs;
+    record({
+      workload: 'cli: payments get capture (local server)',
+      figure: `${fmt(ms, 1)} ms (median of 7)`,
+      baseline: `node -e 0 ${fmt(nodeStartMs, 1)} ms`,
+      ratio: `${fmt(ms / nodeStartMs, 2)}x`,
+      target: '<= 4x node -e 0',
+      ok: ms <= 4 * nodeStartMs,
+    }, { ms });
+  }
+
+  await served.stop();
+
+  const table = [
+    '| Workload | Figure | Baseline (same run) | Ratio | Target | Meets |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.workload} | ${row.figure} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.ok === null ? '-' : row.ok ? 'yes' : 'no'} |`),
+  ].join('\n');
+  results.machine = { cores: cpus().length, model: cpus()[0]?.model, memGiB: totalmem() / 2 ** 30, node: process.version, date: new Date().toISOString() };
+  results.table = table;
+  writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${table}\n`);
+}
+
+await main();
