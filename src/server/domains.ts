@@ -2,6 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
+import { registerInvoicingRoutes } from './invoicing/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
 import { registerSandboxRoutes } from './sandbox/routes.js';
 
@@ -12,6 +13,7 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'sandbox', register: registerSandboxRoutes },
   // payments and orders
   // invoicing
+  { name: 'invoicing', register: registerInvoicingRoutes },
   // disputes
   // payouts
   // notifications

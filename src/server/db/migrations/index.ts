@@ -2,6 +2,7 @@
 
 import { coreMigration } from './0001-core.js';
 import { ledgerMigration } from './0002-ledger.js';
+import { invoicingMigration } from './0004-invoicing.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -9,6 +10,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ledgerMigration,
   // 0003 payments and orders
   // 0004 invoicing
+  invoicingMigration,
   // 0005 disputes
   // 0006 payouts
   // 0007 notifications

@@ -1,0 +1,14 @@
+// Registers the invoicing domain: templates, invoices, the e-mail outbox, account hooks and the
+// scheduled-send job.
+
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../core/deps.js';
+import { registerTemplateRoutes } from './template-routes.js';
+import { ensureSystemTemplates } from './templates.js';
+import * as store from './store.js';
+
+export function registerInvoicingRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  deps.hooks.onAccountCreated.push((db, accountId) => ensureSystemTemplates(db, deps.ids, accountId, deps.clock.now(accountId)));
+  deps.hooks.onAccountReset.push((db, accountId) => store.deleteAccountInvoicing(db, accountId));
+  registerTemplateRoutes(app, deps);
+}

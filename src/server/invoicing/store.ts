@@ -1,0 +1,328 @@
+// Storage of templates, invoices, invoice number counters and the e-mail outbox. Every query names
+// the owning account; cross-account lookups only ever answer "exists elsewhere", never the row.
+
+import { sql } from 'kysely';
+import type { Queryable } from '../db/schema.js';
+
+export interface TemplateRow {
+  id: string;
+  account_id: string;
+  name: string;
+  is_default: bigint;
+  is_standard: bigint;
+  body: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface InvoiceRow {
+  id: string;
+  account_id: string;
+  invoice_number: string;
+  status: string;
+  currency: string;
+  total_minor: bigint;
+  paid_minor: bigint;
+  refunded_minor: bigint;
+  invoice_date: string;
+  due_date: string | null;
+  recipient_email: string | null;
+  recipient_given_name: string | null;
+  recipient_surname: string | null;
+  recipient_business_name: string | null;
+  reference: string | null;
+  memo: string | null;
+  body: string;
+  transactions: string;
+  create_time: string;
+  update_time: string;
+  first_sent_time: string | null;
+  last_sent_time: string | null;
+  cancel_time: string | null;
+}
+
+export interface OutboxRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  invoice_id: string | null;
+  kind: string;
+  to_address: string;
+  subject: string;
+  body: string;
+  create_time: string;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    invoice_templates: TemplateRow;
+    invoices: InvoiceRow;
+    invoice_number_counters: { account_id: string; last_number: bigint };
+    email_outbox: OutboxRow;
+  }
+}
+
+// ---- templates ----
+
+export function findTemplate(db: Queryable, accountId: string, id: string): Promise<TemplateRow | undefined> {
+  return db.selectFrom('invoice_templates').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether a template with this id exists for any account (to tell 403 from 404). */
+export async function templateExists(db: Queryable, id: string): Promise<boolean> {
+  const row = await db.selectFrom('invoice_templates').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findTemplateByName(db: Queryable, accountId: string, name: string): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('invoice_templates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+export async function countTemplates(db: Queryable, accountId: string, standard: boolean): Promise<number> {
+  const row = await db
+    .selectFrom('invoice_templates')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('is_standard', '=', standard ? 1n : 0n)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function listTemplates(db: Queryable, accountId: string, limit: number, offset: number): Promise<TemplateRow[]> {
+  return db
+    .selectFrom('invoice_templates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('is_standard', 'desc')
+    .orderBy('create_time')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function insertTemplate(db: Queryable, row: TemplateRow): Promise<void> {
+  await db.insertInto('invoice_templates').values(row).execute();
+}
+
+export async function replaceTemplate(db: Queryable, row: TemplateRow): Promise<void> {
+  await db
+    .updateTable('invoice_templates')
+    .set({ name: row.name, is_default: row.is_default, body: row.body, update_time: row.update_time })
+    .where('account_id', '=', row.account_id)
+    .where('id', '=', row.id)
+    .execute();
+}
+
+/** An account has at most one default template: clears the flag on every other one. */
+export async function clearDefaultTemplate(db: Queryable, accountId: string, exceptId: string): Promise<void> {
+  await db
+    .updateTable('invoice_templates')
+    .set({ is_default: 0n })
+    .where('account_id', '=', accountId)
+    .where('id', '!=', exceptId)
+    .where('is_default', '=', 1n)
+    .execute();
+}
+
+export async function deleteTemplate(db: Queryable, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('invoice_templates').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+// ---- invoices ----
+
+export function findInvoice(db: Queryable, accountId: string, id: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function invoiceExists(db: Queryable, id: string): Promise<boolean> {
+  const row = await db.selectFrom('invoices').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findInvoiceByNumber(db: Queryable, accountId: string, number: string): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('invoice_number', '=', number)
+    .executeTakeFirst();
+}
+
+export async function insertInvoice(db: Queryable, row: InvoiceRow): Promise<void> {
+  await db.insertInto('invoices').values(row).execute();
+}
+
+export async function updateInvoice(db: Queryable, row: InvoiceRow): Promise<void> {
+  const { id, account_id: accountId, ...rest } = row;
+  await db.updateTable('invoices').set(rest).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function deleteInvoice(db: Queryable, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('invoices').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function countInvoices(db: Queryable, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * One page, newest first. The ids of the page are found on the (account, create_time, id) index
+ * alone, so a deep offset walks index entries rather than rows; only the page's rows are read.
+ */
+export async function listInvoicePage(db: Queryable, accountId: string, limit: number, offset: number): Promise<InvoiceRow[]> {
+  const ids = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .orderBy('create_time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where(
+      'id',
+      'in',
+      ids.map((row) => row.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((row) => byId.get(row.id)).filter((row): row is InvoiceRow => row !== undefined);
+}
+
+/** The SQL of the list's id query, for EXPLAIN QUERY PLAN in tests. */
+export const LIST_PAGE_SQL =
+  'SELECT id FROM invoices WHERE account_id = ? ORDER BY create_time DESC, id DESC LIMIT ? OFFSET ?';
+
+export interface InvoiceSearch {
+  recipientEmail?: string;
+  recipientFirstName?: string;
+  recipientLastName?: string;
+  recipientBusinessName?: string;
+  invoiceNumber?: string;
+  statuses?: string[];
+  reference?: string;
+  currency?: string;
+  memo?: string;
+  totalRange?: { lower: bigint; upper: bigint };
+  invoiceDateRange?: { start: string; end: string };
+  dueDateRange?: { start: string; end: string };
+  creationRange?: { start: string; end: string };
+}
+
+function searchQuery(db: Queryable, accountId: string, search: InvoiceSearch) {
+  let query = db.selectFrom('invoices').where('account_id', '=', accountId);
+  const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  if (search.recipientEmail !== undefined) query = query.where(sql<boolean>`lower(recipient_email) = lower(${search.recipientEmail})`);
+  if (search.recipientFirstName !== undefined)
+    query = query.where(sql<boolean>`recipient_given_name LIKE ${like(search.recipientFirstName)} ESCAPE '\\'`);
+  if (search.recipientLastName !== undefined)
+    query = query.where(sql<boolean>`recipient_surname LIKE ${like(search.recipientLastName)} ESCAPE '\\'`);
+  if (search.recipientBusinessName !== undefined)
+    query = query.where(sql<boolean>`recipient_business_name LIKE ${like(search.recipientBusinessName)} ESCAPE '\\'`);
+  if (search.invoiceNumber !== undefined) query = query.where('invoice_number', '=', search.invoiceNumber);
+  if (search.statuses !== undefined && search.statuses.length > 0) query = query.where('status', 'in', search.statuses);
+  if (search.reference !== undefined) query = query.where('reference', '=', search.reference);
+  if (search.currency !== undefined) query = query.where('currency', '=', search.currency);
+  if (search.memo !== undefined) query = query.where(sql<boolean>`memo LIKE ${like(search.memo)} ESCAPE '\\'`);
+  if (search.totalRange !== undefined) {
+    query = query.where('total_minor', '>=', search.totalRange.lower).where('total_minor', '<=', search.totalRange.upper);
+  }
+  if (search.invoiceDateRange !== undefined) {
+    query = query.where('invoice_date', '>=', search.invoiceDateRange.start).where('invoice_date', '<=', search.invoiceDateRange.end);
+  }
+  if (search.dueDateRange !== undefined) {
+    query = query.where('due_date', '>=', search.dueDateRange.start).where('due_date', '<=', search.dueDateRange.end);
+  }
+  if (search.creationRange !== undefined) {
+    query = query.where('create_time', '>=', search.creationRange.start).where('create_time', '<=', search.creationRange.end);
+  }
+  return query;
+}
+
+export function searchInvoices(db: Queryable, accountId: string, search: InvoiceSearch, limit: number, offset: number): Promise<InvoiceRow[]> {
+  return searchQuery(db, accountId, search)
+    .selectAll()
+    .orderBy('create_time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countSearch(db: Queryable, accountId: string, search: InvoiceSearch): Promise<number> {
+  const row = await searchQuery(db, accountId, search)
+    .select((eb) => eb.fn.countAll<bigint>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** SCHEDULED invoices of an account whose invoice date is on or before `today`. */
+export function dueScheduledInvoices(db: Queryable, accountId: string, today: string): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('status', '=', 'SCHEDULED')
+    .where('invoice_date', '<=', today)
+    .where('account_id', '=', accountId)
+    .orderBy('invoice_date')
+    .limit(500)
+    .execute();
+}
+
+/** Accounts that have at least one SCHEDULED invoice. */
+export async function accountsWithScheduledInvoices(db: Queryable): Promise<string[]> {
+  const rows = await db.selectFrom('invoices').select('account_id').distinct().where('status', '=', 'SCHEDULED').execute();
+  return rows.map((row) => row.account_id);
+}
+
+/** Takes the account's next invoice number from its counter. */
+export async function nextCounterValue(db: Queryable, accountId: string): Promise<bigint> {
+  await db
+    .insertInto('invoice_number_counters')
+    .values({ account_id: accountId, last_number: 1n })
+    .onConflict((conflict) =>
+      conflict.column('account_id').doUpdateSet((eb) => ({ last_number: eb('invoice_number_counters.last_number', '+', 1n) })),
+    )
+    .execute();
+  const row = await db
+    .selectFrom('invoice_number_counters')
+    .select('last_number')
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.last_number;
+}
+
+// ---- outbox ----
+
+export async function insertOutboxMessage(db: Queryable, row: OutboxRow): Promise<void> {
+  await db.insertInto('email_outbox').values(row).execute();
+}
+
+export function listOutbox(db: Queryable, accountId: string, limit: number, invoiceId?: string): Promise<OutboxRow[]> {
+  let query = db.selectFrom('email_outbox').selectAll().where('account_id', '=', accountId);
+  if (invoiceId !== undefined) query = query.where('invoice_id', '=', invoiceId);
+  return query.orderBy('seq', 'desc').limit(limit).execute();
+}
+
+export async function deleteAccountInvoicing(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('email_outbox').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('invoices').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('invoice_number_counters').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('invoice_templates').where('account_id', '=', accountId).execute();
+}

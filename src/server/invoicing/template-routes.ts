@@ -1,0 +1,65 @@
+// HTTP for /v2/invoicing/templates: list, create, get, replace (PUT), delete.
+
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { minimalBody, returnPreference } from '../http/prefer.js';
+import { parseBody, parsePath, parseQuery } from '../http/validation.js';
+import { throwMockedError } from './mock.js';
+import { templateIdParams, templateListQuerySchema, templateSchema } from './schema.js';
+import * as templates from './templates.js';
+
+/** Reads run in a transaction too: the first access of an older account seeds its system templates. */
+export function readInTransaction<T>(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+  return deps.db.transaction().execute((trx) => work(serviceContext(deps, request, trx)));
+}
+
+export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  const base = '/v2/invoicing/templates';
+
+  app.get(base, async (request) => {
+    throwMockedError(request);
+    const query = parseQuery(templateListQuerySchema, request.query);
+    return readInTransaction(deps, request, (ctx) => templates.listTemplates(ctx, query));
+  });
+
+  app.post(base, async (request, reply) => {
+    throwMockedError(request);
+    const input = parseBody(templateSchema, request.body);
+    const preference = returnPreference(request, 'representation');
+    const result = await runMutation(deps, request, { operation: 'invoicing.templates.create' }, async (ctx) => {
+      const template = await templates.createTemplate(ctx, input);
+      return { status: 201, body: preference === 'representation' ? template : minimalBody(template) };
+    });
+    return sendResult(reply, result);
+  });
+
+  app.get(`${base}/:template_id`, async (request) => {
+    throwMockedError(request);
+    const { template_id: id } = parsePath(templateIdParams, request.params);
+    return readInTransaction(deps, request, (ctx) => templates.getTemplate(ctx, id));
+  });
+
+  // The spec's "fully update a template": 200, the whole template only with return=representation.
+  app.put(`${base}/:template_id`, async (request, reply) => {
+    throwMockedError(request);
+    const { template_id: id } = parsePath(templateIdParams, request.params);
+    const input = parseBody(templateSchema, request.body);
+    const preference = returnPreference(request, 'minimal');
+    const result = await runMutation(deps, request, { operation: 'invoicing.templates.replace' }, async (ctx) => {
+      const template = await templates.replaceTemplate(ctx, id, input);
+      return { status: 200, body: preference === 'representation' ? template : minimalBody(template) };
+    });
+    return sendResult(reply, result);
+  });
+
+  app.delete(`${base}/:template_id`, async (request, reply) => {
+    throwMockedError(request);
+    const { template_id: id } = parsePath(templateIdParams, request.params);
+    const result = await runMutation(deps, request, { operation: 'invoicing.templates.delete' }, async (ctx) => {
+      await templates.deleteTemplate(ctx, id);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
+  });
+}
