@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
+import { registerNotificationsRoutes } from './notifications/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
 import { registerSandboxRoutes } from './sandbox/routes.js';
 
@@ -16,5 +17,5 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'invoicing', register: registerInvoicingRoutes },
   // disputes
   // payouts
-  // notifications
+  { name: 'notifications', register: registerNotificationsRoutes },
 ];

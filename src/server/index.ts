@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps
 import { cryptoIds, type IdGenerator } from './core/ids.js';
 import { createScheduler } from './core/scheduler.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './db/connection.js';
+import { createGroupCommitter } from './db/group-commit.js';
 import { migrate } from './db/migrate.js';
 import type { Db } from './db/schema.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
@@ -53,6 +54,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const logHolder: { log?: FastifyBaseLogger } = {};
     const deps: ServerDeps = {
       db: opened.db,
+      committer: createGroupCommitter(opened.db, config.groupCommit),
       clock,
       ids: options.ids ?? cryptoIds,
       scheduler: createScheduler((name, error) => logHolder.log?.error({ err: error, job: name }, 'background job failed')),

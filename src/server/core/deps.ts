@@ -1,6 +1,7 @@
 // What every domain's routes and services are given: no globals, everything passed in.
 
 import type { FastifyBaseLogger } from 'fastify';
+import type { Committer } from '../db/group-commit.js';
 import type { Db, Queryable } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import type { IdGenerator } from './ids.js';
@@ -18,6 +19,8 @@ export interface ServerConfig {
   bodyLimit: number;
   /** How often background jobs run, in milliseconds of real time. */
   jobIntervalMs: number;
+  /** Commit concurrent mutating requests together (one fsync per batch). */
+  groupCommit: boolean;
   /** Directory for files the server keeps outside SQLite (dispute evidence); null = in the database. */
   filesDir: string | null;
 }
@@ -29,6 +32,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   rateLimitBurst: 0,
   bodyLimit: 1024 * 1024,
   jobIntervalMs: 1000,
+  groupCommit: true,
   filesDir: null,
 };
 
@@ -45,6 +49,8 @@ export interface LifecycleHooks {
 
 export interface ServerDeps {
   db: Db;
+  /** Runs a mutating request's transaction (group commit when enabled). */
+  committer: Committer;
   clock: Clock;
   ids: IdGenerator;
   scheduler: Scheduler;

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addSeconds, isoMillis } from '../core/clock.js';
-import { markTransactionScope } from '../db/driver.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import type { Queryable } from '../db/schema.js';
 import { callerOf } from './auth.js';
@@ -71,7 +70,7 @@ export async function runMutation(
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
-  return deps.db.transaction().execute((trx) => markTransactionScope(async () => {
+  return deps.committer.run(async (trx) => {
     const ctx = serviceContext(deps, request, trx);
     if (key !== undefined) {
       const previous = await trx
@@ -118,7 +117,7 @@ export async function runMutation(
         .execute();
     }
     return { ...result, replayed: false };
-  }));
+  });
 }
 
 export function sendResult(reply: FastifyReply, result: StoredResponse): FastifyReply {

@@ -2,6 +2,7 @@
 
 import { coreMigration } from './0001-core.js';
 import { ledgerMigration } from './0002-ledger.js';
+import { notificationsMigration } from './0007-notifications.js';
 import { invoicingMigration } from './0004-invoicing.js';
 import type { Migration } from './types.js';
 
@@ -13,5 +14,5 @@ export const MIGRATIONS: readonly Migration[] = [
   invoicingMigration,
   // 0005 disputes
   // 0006 payouts
-  // 0007 notifications
+  notificationsMigration,
 ].sort((a, b) => a.id - b.id);

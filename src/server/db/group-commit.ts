@@ -1,0 +1,95 @@
+// Group commit: mutating requests that arrive while a commit is under way share the next one.
+// Each request runs in its own savepoint inside one transaction, so a refused request leaves no
+// trace while the others keep their changes; every request is answered only after the shared
+// COMMIT (one fsync for the batch). With one request in flight this is a plain transaction.
+
+import { sql } from 'kysely';
+import { markTransactionScope } from './driver.js';
+import type { Db, Trx } from './schema.js';
+
+export type TransactionWork<T> = (trx: Trx) => Promise<T>;
+
+interface Pending {
+  work: TransactionWork<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export interface Committer {
+  run<T>(work: TransactionWork<T>): Promise<T>;
+  /** Transactions committed, and requests run in them (refused ones included), for benchmarks. */
+  stats(): { batches: number; requests: number };
+}
+
+const MAX_BATCH = 256;
+
+export function createGroupCommitter(db: Db, enabled: boolean): Committer {
+  const queue: Pending[] = [];
+  let draining = false;
+  let batches = 0;
+  let requests = 0;
+
+  async function runBatch(batch: Pending[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    try {
+      await db.transaction().execute((trx) =>
+        markTransactionScope(async () => {
+          for (const item of batch) {
+            await sql.raw('SAVEPOINT request').execute(trx);
+            try {
+              const value = await item.work(trx);
+              await sql.raw('RELEASE request').execute(trx);
+              outcomes.push({ ok: true, value });
+            } catch (error) {
+              await sql.raw('ROLLBACK TO request').execute(trx);
+              await sql.raw('RELEASE request').execute(trx);
+              outcomes.push({ ok: false, error });
+            }
+          }
+        }),
+      );
+    } catch (commitError) {
+      // Nothing of the batch is durable: nobody may be told otherwise.
+      batch.forEach((item, index) => {
+        const outcome = outcomes[index];
+        item.reject(outcome && !outcome.ok ? outcome.error : commitError);
+      });
+      return;
+    }
+    batches += 1;
+    requests += batch.length;
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index];
+      if (outcome?.ok) item.resolve(outcome.value);
+      else item.reject(outcome ? outcome.error : new Error('request was not run'));
+    });
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      while (queue.length > 0) await runBatch(queue.splice(0, MAX_BATCH));
+    } finally {
+      draining = false;
+    }
+  }
+
+  return {
+    run<T>(work: TransactionWork<T>): Promise<T> {
+      if (!enabled) {
+        requests += 1;
+        return db.transaction().execute((trx) => markTransactionScope(() => work(trx))).then((value) => {
+          batches += 1;
+          return value;
+        });
+      }
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work: work as TransactionWork<unknown>, resolve: resolve as (value: unknown) => void, reject });
+        if (!draining) void drain();
+      });
+    },
+    stats: () => ({ batches, requests }),
+  };
+}
