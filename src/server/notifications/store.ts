@@ -1,0 +1,349 @@
+// Storage of subscriptions, deliveries, attempts and the outbox cursor. Every query names its account.
+
+import { sql } from 'kysely';
+import type { Queryable } from '../db/schema.js';
+import type { DeliveryStatus } from './states.js';
+
+export interface SubscriptionRow {
+  id: string;
+  account_id: string;
+  app_id: string;
+  url: string;
+  /** JSON array of event type names (or `*`). */
+  event_types: string;
+  /** Where the subscriber reached the server; the certificate URL of its deliveries uses it. */
+  base_url: string;
+  /** Only events after this outbox position are delivered to it. */
+  from_seq: bigint;
+  create_time: string;
+  update_time: string;
+}
+
+export type DeliveryKind = 'EVENT' | 'RESEND' | 'SIMULATED';
+
+export interface DeliveryRow {
+  id: string;
+  account_id: string;
+  event_id: string;
+  /** Outbox position of the event; null for simulated events, which are not in the outbox. */
+  event_seq: bigint | null;
+  event_type: string;
+  resource_id: string;
+  /** The subscription; null when a simulated event was sent to a bare URL. */
+  webhook_id: string | null;
+  /** The webhook id in the signed string. */
+  signing_webhook_id: string;
+  /** The receiver address for URL-targeted simulations; otherwise the subscription's current URL is used. */
+  target_url: string | null;
+  receiver_path: string;
+  cert_base_url: string;
+  kind: DeliveryKind;
+  mock_body: string | null;
+  status: DeliveryStatus;
+  attempt_count: bigint;
+  next_attempt_at: string | null;
+  last_status_code: bigint | null;
+  last_error: string | null;
+  create_time: string;
+  update_time: string;
+}
+
+export interface AttemptRow {
+  seq: bigint | null;
+  delivery_id: string;
+  account_id: string;
+  attempt_number: bigint;
+  attempt_time: string;
+  url: string;
+  transmission_id: string;
+  status_code: bigint | null;
+  error: string | null;
+  duration_ms: bigint;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    webhook_subscriptions: SubscriptionRow;
+    webhook_deliveries: DeliveryRow;
+    webhook_attempts: AttemptRow;
+    webhook_dispatch_cursor: { name: string; last_seq: bigint };
+  }
+}
+
+// ---- subscriptions
+
+export async function insertSubscription(db: Queryable, row: SubscriptionRow): Promise<void> {
+  await db.insertInto('webhook_subscriptions').values(row).execute();
+}
+
+export function findSubscription(db: Queryable, accountId: string, id: string): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listSubscriptions(db: Queryable, accountId: string, appId?: string): Promise<SubscriptionRow[]> {
+  let query = db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId);
+  if (appId !== undefined) query = query.where('app_id', '=', appId);
+  return query.orderBy('create_time').orderBy('id').execute();
+}
+
+export async function countSubscriptions(db: Queryable, accountId: string, appId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<bigint>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('app_id', '=', appId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function updateSubscription(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  changes: Pick<SubscriptionRow, 'url' | 'event_types' | 'update_time'>,
+): Promise<void> {
+  await db.updateTable('webhook_subscriptions').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function deleteSubscription(db: Queryable, accountId: string, id: string, now: string): Promise<void> {
+  await db.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'CANCELLED', next_attempt_at: null, update_time: now })
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** The newest outbox position: a new subscription receives only what commits after it. */
+export async function latestEventSeq(db: Queryable): Promise<bigint> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max<bigint | null>('seq').as('seq'))
+    .executeTakeFirst();
+  return row?.seq ?? 0n;
+}
+
+// ---- outbox fan-out
+
+export async function readCursor(db: Queryable): Promise<bigint> {
+  const row = await db.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', 'events').executeTakeFirst();
+  return row?.last_seq ?? 0n;
+}
+
+export async function writeCursor(db: Queryable, seq: bigint): Promise<void> {
+  await db.updateTable('webhook_dispatch_cursor').set({ last_seq: seq }).where('name', '=', 'events').execute();
+}
+
+export interface OutboxEvent {
+  seq: bigint;
+  id: string;
+  account_id: string;
+  event_type: string;
+  resource_type: string;
+  resource_id: string;
+  body: string;
+}
+
+export async function eventsAfter(db: Queryable, seq: bigint, limit: number): Promise<OutboxEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['seq', 'id', 'account_id', 'event_type', 'resource_type', 'resource_id', 'body'])
+    .where('seq', '>', seq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, seq: row.seq ?? 0n }));
+}
+
+export async function subscriptionsOfAccounts(db: Queryable, accountIds: readonly string[]): Promise<SubscriptionRow[]> {
+  if (accountIds.length === 0) return [];
+  return db.selectFrom('webhook_subscriptions').selectAll().where('account_id', 'in', accountIds).execute();
+}
+
+// ---- deliveries
+
+export async function insertDeliveries(db: Queryable, rows: readonly DeliveryRow[]): Promise<void> {
+  // SQLite limits bound variables per statement; 20 columns x 40 rows stays well inside it.
+  for (let start = 0; start < rows.length; start += 40) {
+    await db.insertInto('webhook_deliveries').values(rows.slice(start, start + 40)).execute();
+  }
+}
+
+export async function accountsWithPendingDeliveries(db: Queryable): Promise<string[]> {
+  const rows = await db.selectFrom('webhook_deliveries').select('account_id').distinct().where('status', '=', 'PENDING').execute();
+  return rows.map((row) => row.account_id);
+}
+
+export interface DueDelivery extends DeliveryRow {
+  event_body: string | null;
+  subscription_url: string | null;
+}
+
+/**
+ * Pending deliveries of one account that are due. A delivery waits while an earlier event for the
+ * same subscription and resource has not had its first attempt (per-resource commit order).
+ */
+export function dueDeliveries(db: Queryable, accountId: string, now: string, limit: number): Promise<DueDelivery[]> {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('events as e', 'e.seq', 'd.event_seq')
+    .leftJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
+    .selectAll('d')
+    .select(['e.body as event_body', 's.url as subscription_url'])
+    .where('d.account_id', '=', accountId)
+    .where('d.status', '=', 'PENDING')
+    .where('d.next_attempt_at', '<=', now)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as p')
+            .select('p.id')
+            .whereRef('p.webhook_id', '=', 'd.webhook_id')
+            .whereRef('p.resource_id', '=', 'd.resource_id')
+            .whereRef('p.event_seq', '<', 'd.event_seq')
+            .where('p.status', '=', 'PENDING')
+            .where('p.attempt_count', '=', 0n),
+        ),
+      ),
+    )
+    .orderBy('d.next_attempt_at')
+    .orderBy(sql`coalesce(d.event_seq, 0)`)
+    .orderBy('d.id')
+    .limit(limit)
+    .execute() as Promise<DueDelivery[]>;
+}
+
+export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function recordAttempt(
+  db: Queryable,
+  attempt: AttemptRow,
+  outcome: Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>,
+): Promise<void> {
+  await db.insertInto('webhook_attempts').values(attempt).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ ...outcome, attempt_count: attempt.attempt_number })
+    .where('id', '=', attempt.delivery_id)
+    .where('status', '=', 'PENDING')
+    .execute();
+  // A delivery cancelled while its attempt was in flight keeps its status but counts the attempt.
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ attempt_count: attempt.attempt_number, update_time: outcome.update_time })
+    .where('id', '=', attempt.delivery_id)
+    .where('status', '!=', 'PENDING')
+    .execute();
+}
+
+export interface DeliveryFilter {
+  eventId?: string;
+  webhookId?: string;
+  status?: DeliveryStatus;
+  limit: number;
+}
+
+export function listDeliveries(db: Queryable, accountId: string, filter: DeliveryFilter): Promise<DeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', accountId);
+  if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
+  if (filter.webhookId !== undefined) query = query.where('webhook_id', '=', filter.webhookId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return query.orderBy('create_time', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+export async function attemptsOf(db: Queryable, accountId: string, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt_number')
+    .execute();
+}
+
+/** Deliveries of an event to a subscription that are still waiting (a resend skips those). */
+export async function pendingDeliveryExists(db: Queryable, accountId: string, eventId: string, webhookId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('event_id', '=', eventId)
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The body of a simulated event this account was sent (for signature verification). */
+export async function mockEventBody(db: Queryable, accountId: string, eventId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('mock_body')
+    .where('account_id', '=', accountId)
+    .where('event_id', '=', eventId)
+    .where('mock_body', 'is not', null)
+    .executeTakeFirst();
+  return row?.mock_body ?? undefined;
+}
+
+export async function deleteAccountDeliveries(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('webhook_attempts').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('webhook_deliveries').where('account_id', '=', accountId).execute();
+}
+
+// ---- event history
+
+export interface EventRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  event_type: string;
+  resource_type: string;
+  resource_id: string;
+  create_time: string;
+  body: string;
+}
+
+export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface EventFilter {
+  eventType?: string;
+  transactionId?: string;
+  startTime?: string;
+  endTime?: string;
+  /** Resume after this (create_time, seq), newest first. */
+  before?: { createTime: string; seq: bigint };
+  limit: number;
+}
+
+/** Newest first by (create_time, seq): walks the (account_id, create_time) index, whose rows end in seq. */
+export function listEvents(db: Queryable, accountId: string, filter: EventFilter): Promise<EventRow[]> {
+  let query = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
+  if (filter.eventType !== undefined) query = query.where('event_type', '=', filter.eventType);
+  if (filter.transactionId !== undefined) query = query.where('resource_id', '=', filter.transactionId);
+  if (filter.startTime !== undefined) query = query.where('create_time', '>=', filter.startTime);
+  if (filter.endTime !== undefined) query = query.where('create_time', '<=', filter.endTime);
+  const before = filter.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('create_time', '<', before.createTime),
+        eb.and([eb('create_time', '=', before.createTime), eb('seq', '<', before.seq)]),
+      ]),
+    );
+  }
+  return query.orderBy('create_time', 'desc').orderBy('seq', 'desc').limit(filter.limit).execute();
+}
