@@ -1,0 +1,41 @@
+import { Flags } from '@oclif/core';
+import { grantConsent, type Consent } from '../../lib/api/sandbox.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { requestIdFlag } from '../../lib/flags.js';
+import { formatValue } from '../../lib/render/format.js';
+
+export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
+  static override summary = 'Let a platform act on behalf of a merchant';
+
+  static override description = `Records a merchant's consent for a platform (identified by its client id) to call the API for it with Service-Auth-Assertion. Needs the server's admin key.`;
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --platform-client-id AYplatform --payer-id 7QX2MERCHANT',
+    'PAYCTL_ADMIN_KEY=... <%= config.bin %> <%= command.id %> --platform-client-id AYplatform --payer-id 7QX2MERCHANT --json',
+  ];
+
+  static override flags = {
+    'platform-client-id': Flags.string({ description: 'Client id of the platform', required: true }),
+    'payer-id': Flags.string({ description: 'Payer id of the merchant giving consent', required: true }),
+    'admin-key': Flags.string({ description: "The server's admin key", env: 'PAYCTL_ADMIN_KEY' }),
+    'request-id': requestIdFlag(),
+  };
+
+  async run(): Promise<Consent> {
+    const adminKey = await this.requireFlagOrPrompt({
+      flag: 'admin-key',
+      env: 'PAYCTL_ADMIN_KEY',
+      value: this.flags['admin-key'],
+      message: 'Admin key',
+      secret: true,
+    });
+    const consent = await grantConsent(this.client({ credentials: false }), {
+      adminKey,
+      platformClientId: this.flags['platform-client-id'],
+      payerId: this.flags['payer-id'],
+      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+    });
+    this.renderDetail(Object.entries(consent).map(([key, value]) => [key, formatValue(value)] as const));
+    return consent;
+  }
+}

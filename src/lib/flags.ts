@@ -1,0 +1,79 @@
+// Flag builders shared by commands, so that amounts, currencies and paging read the same everywhere.
+
+import { Flags } from '@oclif/core';
+import { UsageError } from './api/errors.js';
+import { MoneyParseError, toMinorUnits, type Money } from './money.js';
+
+/** The largest exponent any supported currency has: checks syntax before the currency is known. */
+const WIDEST_CURRENCY = 'BHD';
+
+/** A positive decimal amount, kept as the string the user typed. */
+export const amountFlag = Flags.custom<string>({
+  description: 'Amount as a decimal string, e.g. 12.34 (exact: never rounded)',
+  helpValue: 'DECIMAL',
+  async parse(input) {
+    const minor = toMinorUnits(input, WIDEST_CURRENCY);
+    if (minor <= 0n) throw new Error(`the amount must be greater than zero; got "${input}"`);
+    return input;
+  },
+});
+
+/** A three-letter ISO 4217 code; lower case is accepted and upper-cased. */
+export const currencyFlag = Flags.custom<string>({
+  description: 'Three-letter currency code, e.g. USD',
+  helpValue: 'CODE',
+  async parse(input) {
+    const code = input.toUpperCase();
+    if (!/^[A-Z]{3}$/.test(code)) throw new Error(`"${input}" is not a three-letter currency code`);
+    return code;
+  },
+});
+
+/** The Service-Request-Id to send; reuse the one printed on a failure to retry safely. */
+export const requestIdFlag = Flags.custom<string>({
+  description: 'Service-Request-Id for this call; re-run with the same id to retry without repeating it',
+  helpValue: 'ID',
+  async parse(input) {
+    if (input.length === 0 || input.length > 10_000) throw new Error('the request id must be 1 to 10000 characters');
+    return input;
+  },
+});
+
+/** Skips the confirmation of money-moving and destructive commands; required without a terminal. */
+export function yesFlag(options: { description?: string } = {}) {
+  return Flags.boolean({ char: 'y', description: options.description ?? 'Do not ask for confirmation' });
+}
+
+export const pageFlag = Flags.custom<number>({
+  description: 'Page number, from 1',
+  helpValue: 'N',
+  async parse(input) {
+    return parseBoundedInteger(input, 1, 100_000, 'page');
+  },
+});
+
+export const pageSizeFlag = Flags.custom<number>({
+  description: 'Items per page',
+  helpValue: 'N',
+  async parse(input) {
+    return parseBoundedInteger(input, 1, 100, 'page size');
+  },
+});
+
+function parseBoundedInteger(input: string, min: number, max: number, what: string): number {
+  if (!/^\d+$/.test(input)) throw new Error(`the ${what} must be a whole number; got "${input}"`);
+  const value = Number.parseInt(input, 10);
+  if (value < min || value > max) throw new Error(`the ${what} must be between ${min} and ${max}; got ${value}`);
+  return value;
+}
+
+/** Checks an --amount against the currency it is in (decimals allowed) and builds the Money. */
+export function moneyFromFlags(amount: string, currency: string): Money {
+  try {
+    toMinorUnits(amount, currency);
+  } catch (error) {
+    if (error instanceof MoneyParseError) throw new UsageError(`--amount: ${error.message}`);
+    throw error;
+  }
+  return { currency_code: currency, value: amount };
+}
