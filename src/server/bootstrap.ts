@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
 import { secretToken } from './core/ids.js';
-import { hashSecret, verifySecret } from './core/secrets.js';
+import { hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
@@ -46,15 +46,20 @@ export interface Bootstrapped {
   adminKey: string;
 }
 
+/**
+ * The admin key is compared by SHA-256: a generated key has 256 random bits, so a slow hash buys
+ * nothing and would cost every start and every admin call. A key passed with --admin-key is the
+ * operator's choice of strength (document: use a long random value outside local use).
+ */
 async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remembered: string | undefined): Promise<string> {
-  const storedHash = await store.getSetting(deps.db, 'admin_key_hash');
+  const storedHash = await store.getSetting(deps.db, 'admin_key_sha256');
   if (given !== undefined) {
-    if (!storedHash || !(await verifySecret(given, storedHash))) await store.putSetting(deps.db, 'admin_key_hash', await hashSecret(given));
+    if (storedHash !== hashToken(given)) await store.putSetting(deps.db, 'admin_key_sha256', hashToken(given));
     return given;
   }
-  if (remembered !== undefined && storedHash && (await verifySecret(remembered, storedHash))) return remembered;
+  if (remembered !== undefined && storedHash === hashToken(remembered)) return remembered;
   const fresh = `adm_${secretToken(32)}`;
-  await store.putSetting(deps.db, 'admin_key_hash', await hashSecret(fresh));
+  await store.putSetting(deps.db, 'admin_key_sha256', hashToken(fresh));
   return fresh;
 }
 
@@ -78,16 +83,19 @@ async function ensureDefaultAccount(
   if (!app) throw new Error(`the default merchant ${account.id} has no app; the database is damaged`);
   const clientId = options.clientId ?? app.client_id;
   let secret = options.clientSecret;
-  if (secret === undefined && remembered?.client_id === clientId && (await verifySecret(remembered.client_secret, app.secret_hash))) {
+  // scrypt is deliberately slow (tens of ms): verify each candidate at most once.
+  let matchesStored = false;
+  if (secret !== undefined) {
+    matchesStored = clientId === app.client_id && (await verifySecret(secret, app.secret_hash));
+  } else if (remembered?.client_id === clientId && (await verifySecret(remembered.client_secret, app.secret_hash))) {
     secret = remembered.client_secret;
+    matchesStored = clientId === app.client_id;
   }
   if (secret === undefined) {
     secret = newClientSecret();
     options.warn('the default app secret could not be recovered (credentials file missing or stale); a new secret was issued');
   }
-  if (clientId !== app.client_id || !(await verifySecret(secret, app.secret_hash))) {
-    await store.updateAppCredentials(deps.db, app.id, clientId, await hashSecret(secret));
-  }
+  if (!matchesStored) await store.updateAppCredentials(deps.db, app.id, clientId, await hashSecret(secret));
   return { payer_id: account.id, email: account.email, client_id: clientId, client_secret: secret };
 }
 
