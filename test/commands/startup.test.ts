@@ -47,6 +47,7 @@ describe('startup cost', () => {
     const result = await runTraced(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('serve');
+    expect(result.stdout).toMatch(/EXIT CODES[\s\S]*\b5 +business rule refused[\s\S]*\b130 +interrupted/);
     expect(loaded(result.stderr)).toEqual([]);
   });
 
