@@ -5,6 +5,8 @@ import type { ServerDeps } from './core/deps.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
 import { registerNotificationsRoutes } from './notifications/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
+import { registerOrdersRoutes } from './orders/routes.js';
+import { registerPaymentsRoutes } from './payments/routes.js';
 import { registerSandboxRoutes } from './sandbox/routes.js';
 
 export type DomainRegistration = (app: FastifyInstance, deps: ServerDeps) => void;
@@ -13,6 +15,8 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'oauth', register: registerOauthRoutes },
   { name: 'sandbox', register: registerSandboxRoutes },
   // payments and orders
+  { name: 'payments', register: registerPaymentsRoutes },
+  { name: 'orders', register: registerOrdersRoutes },
   // invoicing
   { name: 'invoicing', register: registerInvoicingRoutes },
   // disputes

@@ -4,12 +4,13 @@ import { coreMigration } from './0001-core.js';
 import { ledgerMigration } from './0002-ledger.js';
 import { notificationsMigration } from './0007-notifications.js';
 import { invoicingMigration } from './0004-invoicing.js';
+import { paymentsMigration } from './0003-payments.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   coreMigration,
   ledgerMigration,
-  // 0003 payments and orders
+  paymentsMigration, // 0003 payments and orders
   // 0004 invoicing
   invoicingMigration,
   // 0005 disputes

@@ -1,0 +1,206 @@
+// Checkout orders: create, approve (as the payer), then authorize or capture.
+
+import { toMinorUnits } from '../../lib/money.js';
+import { isoSeconds } from '../core/clock.js';
+import type { ServiceContext } from '../core/deps.js';
+import { transactionId } from '../core/ids.js';
+import { notFound, serviceError } from '../http/errors.js';
+import { findAccount } from '../oauth/store.js';
+import { writePaymentEvent } from '../payments/events.js';
+import * as payments from '../payments/service.js';
+import { authorizationInvoiceUsed, captureInvoiceUsed } from '../payments/store.js';
+import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
+import type { CreateOrderBody, OrderActionBody, PaymentSourceInput } from './schema.js';
+import { assertCanTransition, orderStatusOf, type OrderStatus } from './states.js';
+import * as store from './store.js';
+import { checkUnit, checkUnitSet, type StoredUnit } from './units.js';
+
+type Resource = payments.Resource;
+type Payee = { email_address: string; merchant_id: string };
+
+async function payeeOf(ctx: ServiceContext): Promise<Payee> {
+  const account = await findAccount(ctx.db, ctx.accountId);
+  if (!account) throw notFound('payer', ctx.accountId);
+  return { email_address: account.email, merchant_id: account.id };
+}
+
+/** The merchant named as payee must be the caller (funds go to the account that creates the order). */
+function checkPayee(body: CreateOrderBody, payee: Payee): void {
+  body.purchase_units.forEach((unit, index) => {
+    const named = unit.payee;
+    if (!named) return;
+    const wrongId = named.merchant_id !== undefined && named.merchant_id !== payee.merchant_id;
+    const wrongEmail = named.email_address !== undefined && named.email_address.toLowerCase() !== payee.email_address.toLowerCase();
+    if (wrongId || wrongEmail) {
+      throw serviceError('UNPROCESSABLE_ENTITY', 'PAYEE_ACCOUNT_INVALID', 'The payee must be the merchant creating the order.', {
+        field: `/purchase_units/${index}/payee`,
+      });
+    }
+  });
+}
+
+/** What is kept of a payment source: never the full card number or security code. */
+function maskedSource(source: PaymentSourceInput): Record<string, Record<string, unknown>> {
+  const [kind, value] = Object.entries(source)[0] ?? ['unknown', {}];
+  if (kind !== 'card' || !source.card) return { [kind]: { ...(value as Record<string, unknown>) } };
+  const number = source.card.number;
+  const brand = number.startsWith('4') ? 'VISA' : /^5[1-5]/.test(number) ? 'MASTERCARD' : /^3[47]/.test(number) ? 'AMEX' : 'UNKNOWN';
+  const card: Record<string, unknown> = { last_digits: number.slice(-4), brand, type: 'CREDIT', expiry: source.card.expiry };
+  if (source.card.name) card.name = source.card.name;
+  return { card };
+}
+
+function initialStatus(source: PaymentSourceInput | undefined): OrderStatus {
+  if (!source) return 'CREATED';
+  return source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
+}
+
+export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Resource> {
+  if (body.intent === 'AUTHORIZE' && body.purchase_units.length > 1) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'UNSUPPORTED_INTENT', 'An AUTHORIZE order takes exactly one purchase unit.', {
+      field: '/purchase_units',
+    });
+  }
+  checkUnitSet(body.purchase_units);
+  const payee = await payeeOf(ctx);
+  checkPayee(body, payee);
+  const checked = body.purchase_units.map((unit, index) => checkUnit(unit, index, payee));
+  const details: OrderDetails = { purchase_units: checked.map((unit) => unit.unit) };
+  if (body.payment_source) details.payment_source = maskedSource(body.payment_source);
+  if (body.payer) details.payer = body.payer;
+  if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
+  const now = isoSeconds(ctx.now);
+  const row: store.OrderRow = {
+    seq: null,
+    id: transactionId(ctx.deps.ids),
+    account_id: ctx.accountId,
+    intent: body.intent,
+    status: initialStatus(body.payment_source),
+    currency: body.purchase_units[0]?.amount.currency_code ?? 'USD',
+    amount_minor: checked.reduce((sum, unit) => sum + unit.amountMinor, 0n),
+    details: JSON.stringify(details),
+    create_time: now,
+    update_time: now,
+  };
+  await store.insertOrder(ctx.db, row);
+  const resource = await presentOrder(ctx, row);
+  if (row.status === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  return resource;
+}
+
+async function loadOrder(ctx: ServiceContext, id: string): Promise<store.OrderRow> {
+  const row = await store.findOrder(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('order', id);
+  return row;
+}
+
+export async function getOrder(ctx: ServiceContext, id: string): Promise<Resource> {
+  return presentOrder(ctx, await loadOrder(ctx, id));
+}
+
+async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: OrderStatus, details?: OrderDetails): Promise<store.OrderRow> {
+  const changes = {
+    status,
+    update_time: isoSeconds(ctx.now),
+    ...(details ? { details: JSON.stringify(details) } : {}),
+  };
+  await store.updateOrder(ctx.db, ctx.accountId, row.id, changes);
+  return { ...row, ...changes };
+}
+
+/** The payer's approval (control plane or the approve page). Approving twice changes nothing. */
+export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Resource> {
+  const row = await loadOrder(ctx, id);
+  const status = orderStatusOf(row.status);
+  if (status === 'APPROVED') return presentOrder(ctx, row);
+  assertCanTransition('approve', status, 'APPROVED');
+  const details = parseOrderDetails(row);
+  if (source) details.payment_source = maskedSource(source);
+  else details.payment_source ??= { paypal: { account_status: 'VERIFIED' } };
+  const approved = await moveOrder(ctx, row, 'APPROVED', details);
+  const resource = await presentOrder(ctx, approved);
+  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  return resource;
+}
+
+/** Loads an order for authorize/capture: intent must match; a card given now counts as approval. */
+async function orderReadyFor(ctx: ServiceContext, id: string, action: 'authorize' | 'capture', body: OrderActionBody) {
+  let row = await loadOrder(ctx, id);
+  if (row.intent !== (action === 'authorize' ? 'AUTHORIZE' : 'CAPTURE')) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'ACTION_DOES_NOT_MATCH_INTENT',
+      `The order's intent is ${row.intent}; ${row.intent === 'AUTHORIZE' ? 'authorize' : 'capture'} it instead.`,
+    );
+  }
+  const status = orderStatusOf(row.status);
+  if (body.payment_source?.card && status !== 'APPROVED' && status !== 'COMPLETED' && status !== 'VOIDED') {
+    await approveOrder(ctx, id, body.payment_source);
+    row = await loadOrder(ctx, id);
+  }
+  assertCanTransition(action, orderStatusOf(row.status), 'COMPLETED');
+  return { row, details: parseOrderDetails(row) };
+}
+
+function duplicateInvoice(unit: StoredUnit, index: number) {
+  return serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_INVOICE_ID', 'This invoice_id was already used for a payment.', {
+    field: `/purchase_units/${index}/invoice_id`,
+    value: unit.invoice_id,
+  });
+}
+
+/** Authorizes an approved AUTHORIZE order: one authorization, order COMPLETED. */
+export async function authorizeOrder(ctx: ServiceContext, id: string, body: OrderActionBody, options: { pendingReview?: boolean } = {}) {
+  const { row, details } = await orderReadyFor(ctx, id, 'authorize', body);
+  const unit = details.purchase_units[0];
+  if (!unit) throw new Error(`order ${row.id} has no purchase unit`);
+  if (unit.invoice_id !== undefined && (await authorizationInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+    throw duplicateInvoice(unit, 0);
+  }
+  await payments.createAuthorization(ctx, {
+    orderId: row.id,
+    referenceId: unit.reference_id,
+    currency: row.currency,
+    amountMinor: row.amount_minor,
+    ...(unit.amount.breakdown ? { breakdown: unit.amount.breakdown } : {}),
+    invoiceId: unit.invoice_id,
+    customId: unit.custom_id,
+    softDescriptor: unit.soft_descriptor,
+    payee: unit.payee,
+    status: options.pendingReview ? 'PENDING' : 'CREATED',
+  });
+  return completeOrder(ctx, row);
+}
+
+/** Captures an approved CAPTURE order: one capture per purchase unit, order COMPLETED. */
+export async function captureOrder(ctx: ServiceContext, id: string, body: OrderActionBody) {
+  const { row, details } = await orderReadyFor(ctx, id, 'capture', body);
+  const held = await payments.capturesHeldForVerification(ctx);
+  for (const [index, unit] of details.purchase_units.entries()) {
+    if (unit.invoice_id !== undefined && (await captureInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+      throw duplicateInvoice(unit, index);
+    }
+    await payments.recordCapture(ctx, {
+      orderId: row.id,
+      referenceId: unit.reference_id,
+      authorizationId: null,
+      currency: unit.amount.currency_code,
+      amountMinor: toMinorUnits(unit.amount.value, unit.amount.currency_code),
+      ...(unit.amount.breakdown ? { breakdown: unit.amount.breakdown } : {}),
+      status: held ? 'PENDING' : 'COMPLETED',
+      finalCapture: true,
+      invoiceId: unit.invoice_id,
+      customId: unit.custom_id,
+      softDescriptor: unit.soft_descriptor,
+      payee: unit.payee,
+    });
+  }
+  return completeOrder(ctx, row);
+}
+
+async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Resource> {
+  const completed = await moveOrder(ctx, row, 'COMPLETED');
+  const resource = await presentOrder(ctx, completed);
+  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);
+  return resource;
+}

@@ -1,0 +1,49 @@
+// Checkout orders in storage. Queries are scoped by account_id, except the payer's approval page,
+// which finds an order by its (unguessable) id as the real approve link does.
+
+import type { Queryable } from '../db/schema.js';
+
+export interface OrderRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  intent: string;
+  status: string;
+  currency: string;
+  amount_minor: bigint;
+  details: string;
+  create_time: string;
+  update_time: string;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    orders: OrderRow;
+  }
+}
+
+export async function insertOrder(db: Queryable, row: OrderRow): Promise<void> {
+  await db.insertInto('orders').values(row).execute();
+}
+
+export function findOrder(db: Queryable, accountId: string, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Only for the payer's approval page, which has no merchant credentials. */
+export function findOrderForPayer(db: Queryable, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateOrder(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  changes: Partial<Pick<OrderRow, 'status' | 'details' | 'update_time'>>,
+): Promise<void> {
+  await db.updateTable('orders').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function deleteOrders(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('orders').where('account_id', '=', accountId).execute();
+}

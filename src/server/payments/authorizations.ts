@@ -1,0 +1,316 @@
+// Authorizations: created by orders, then captured (in parts), voided, reauthorized or expired.
+
+import { fromMinorUnits, type Money } from '../../lib/money.js';
+import { addSeconds, isoSeconds } from '../core/clock.js';
+import type { ServiceContext } from '../core/deps.js';
+import { transactionId } from '../core/ids.js';
+import { notFound, serviceError } from '../http/errors.js';
+import { amountOf, checkBreakdown } from './amounts.js';
+import { capturesHeldForVerification, recordCapture } from './captures.js';
+import { writePaymentEvent } from './events.js';
+import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Resource } from './present.js';
+import type { CaptureBody, ReauthorizeBody } from './schema.js';
+import {
+  OPEN_AUTHORIZATION_STATUSES,
+  assertCanTransition,
+  authorizationStatusOf,
+  type AuthorizationStatus,
+} from './states.js';
+import * as store from './store.js';
+
+const DAY = 86_400;
+/** An authorization can be captured for 29 days; the first 3 are its honour period. */
+export const AUTHORIZATION_PERIOD_SECONDS = 29 * DAY;
+export const HONOR_PERIOD_SECONDS = 3 * DAY;
+/** Captures (not counting declined ones) one authorization accepts. */
+export const MAX_CAPTURES_PER_AUTHORIZATION = 255n;
+
+export interface NewAuthorization {
+  orderId: string;
+  referenceId: string;
+  currency: string;
+  amountMinor: bigint;
+  breakdown?: Record<string, Money>;
+  invoiceId?: string | undefined;
+  customId?: string | undefined;
+  softDescriptor?: string | undefined;
+  payee: { email_address: string; merchant_id: string };
+  /** PENDING holds the authorization for review (status_details.reason PENDING_REVIEW). */
+  status: 'CREATED' | 'PENDING';
+}
+
+/** Creates an authorization and raises PAYMENT.AUTHORIZATION.CREATED. */
+export async function createAuthorization(ctx: ServiceContext, input: NewAuthorization): Promise<Resource> {
+  const now = isoSeconds(ctx.now);
+  const details: AuthorizationDetails = {
+    payee: input.payee,
+    ...(input.breakdown ? { breakdown: input.breakdown } : {}),
+    ...(input.softDescriptor !== undefined ? { soft_descriptor: input.softDescriptor } : {}),
+  };
+  const row: store.AuthorizationRow = {
+    seq: null,
+    id: transactionId(ctx.deps.ids),
+    account_id: ctx.accountId,
+    order_id: input.orderId,
+    reference_id: input.referenceId,
+    status: input.status,
+    status_reason: input.status === 'PENDING' ? 'PENDING_REVIEW' : null,
+    currency: input.currency,
+    amount_minor: input.amountMinor,
+    captured_minor: 0n,
+    capture_count: 0n,
+    invoice_id: input.invoiceId ?? null,
+    custom_id: input.customId ?? null,
+    original_id: null,
+    reauthorization_id: null,
+    expiration_time: isoSeconds(addSeconds(ctx.now, AUTHORIZATION_PERIOD_SECONDS)),
+    honor_expiration_time: isoSeconds(addSeconds(ctx.now, HONOR_PERIOD_SECONDS)),
+    details: JSON.stringify(details),
+    create_time: now,
+    update_time: now,
+  };
+  await store.insertAuthorization(ctx.db, row);
+  const resource = presentAuthorization(row, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);
+  return resource;
+}
+
+async function loadAuthorization(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
+  const row = await store.findAuthorization(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('authorization', id);
+  return row;
+}
+
+export async function getAuthorization(ctx: ServiceContext, id: string): Promise<Resource> {
+  return presentAuthorization(await loadAuthorization(ctx, id), ctx.baseUrl);
+}
+
+const isPastExpiry = (ctx: ServiceContext, row: store.AuthorizationRow): boolean => row.expiration_time <= isoSeconds(ctx.now);
+
+/** Refuses acting on an authorization that has expired (voided by the server, or about to be). */
+function assertNotExpired(ctx: ServiceContext, row: store.AuthorizationRow): void {
+  const expiredVoid = row.status === 'VOIDED' && row.status_reason === 'EXPIRED';
+  const open = (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(row.status);
+  if (expiredVoid || (open && isPastExpiry(ctx, row))) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'AUTHORIZATION_EXPIRED', `The authorization expired at ${row.expiration_time}.`);
+  }
+}
+
+/** Moves an authorization to VOIDED and raises PAYMENT.AUTHORIZATION.VOIDED. */
+async function markVoided(ctx: ServiceContext, row: store.AuthorizationRow, reason: 'EXPIRED' | null): Promise<Resource> {
+  const changes = { status: 'VOIDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;
+  await store.updateAuthorization(ctx.db, ctx.accountId, row.id, changes);
+  const resource = presentAuthorization({ ...row, ...changes }, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.VOIDED', resource);
+  return resource;
+}
+
+interface CaptureRequest {
+  amountMinor: bigint;
+  breakdown: Record<string, Money> | undefined;
+}
+
+function requestedCapture(row: store.AuthorizationRow, body: CaptureBody): CaptureRequest {
+  if (!body.amount) return { amountMinor: row.amount_minor - row.captured_minor, breakdown: undefined };
+  if (body.amount.currency_code !== row.currency) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'AUTH_CAPTURE_CURRENCY_MISMATCH',
+      `The capture must be in the authorization's currency (${row.currency}).`,
+      { field: '/amount/currency_code', value: body.amount.currency_code },
+    );
+  }
+  const amountMinor = amountOf(body.amount, '/amount');
+  checkBreakdown(body.amount, '/amount', amountMinor);
+  return { amountMinor, breakdown: body.amount.breakdown as Record<string, Money> | undefined };
+}
+
+async function assertCapturable(ctx: ServiceContext, row: store.AuthorizationRow, body: CaptureBody, amountMinor: bigint): Promise<void> {
+  if (body.invoice_id !== undefined && (await store.captureInvoiceUsed(ctx.db, ctx.accountId, body.invoice_id))) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_INVOICE_ID', 'A capture with this invoice_id already exists.', {
+      field: '/invoice_id',
+      value: body.invoice_id,
+    });
+  }
+  if (row.capture_count >= MAX_CAPTURES_PER_AUTHORIZATION) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'MAX_CAPTURE_COUNT_EXCEEDED',
+      `An authorization accepts at most ${MAX_CAPTURES_PER_AUTHORIZATION} captures.`,
+    );
+  }
+  const percent = BigInt(ctx.deps.config.overCapturePercent);
+  if ((row.captured_minor + amountMinor) * 100n > row.amount_minor * percent) {
+    const limit = (row.amount_minor * percent) / 100n;
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'MAX_CAPTURE_AMOUNT_EXCEEDED',
+      `Captures may total at most ${fromMinorUnits(limit, row.currency)} ${row.currency} (${percent}% of the authorization); ` +
+        `${fromMinorUnits(row.captured_minor, row.currency)} is already captured.`,
+      { field: '/amount/value', value: fromMinorUnits(amountMinor, row.currency) },
+    );
+  }
+}
+
+/**
+ * Captures all or part of an authorization. `declined` (simulated INSTRUMENT_DECLINED) records a
+ * DECLINED capture that takes nothing from the authorization.
+ */
+export async function captureAuthorization(
+  ctx: ServiceContext,
+  id: string,
+  body: CaptureBody,
+  options: { declined?: boolean } = {},
+): Promise<Resource> {
+  const row = await loadAuthorization(ctx, id);
+  const status = authorizationStatusOf(row.status);
+  assertNotExpired(ctx, row);
+  assertCanTransition('capture', status, 'CAPTURED');
+  if (row.reauthorization_id !== null) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'TRANSACTION_REFUSED',
+      `This authorization was reauthorized; capture the reauthorization ${row.reauthorization_id} instead.`,
+    );
+  }
+  const { amountMinor, breakdown } = requestedCapture(row, body);
+  await assertCapturable(ctx, row, body, amountMinor);
+  const capturedAfter = row.captured_minor + amountMinor;
+  const target: AuthorizationStatus = body.final_capture === true || capturedAfter >= row.amount_minor ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+  assertCanTransition('capture', status, target);
+  const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
+  const held = await capturesHeldForVerification(ctx);
+  const { resource } = await recordCapture(ctx, {
+    orderId: row.order_id,
+    referenceId: row.reference_id,
+    authorizationId: row.id,
+    currency: row.currency,
+    amountMinor,
+    ...(breakdown ? { breakdown } : {}),
+    status: options.declined ? 'DECLINED' : held ? 'PENDING' : 'COMPLETED',
+    finalCapture: body.final_capture ?? target === 'CAPTURED',
+    invoiceId: body.invoice_id ?? row.invoice_id ?? undefined,
+    customId: row.custom_id ?? undefined,
+    noteToPayer: body.note_to_payer,
+    softDescriptor: body.soft_descriptor ?? details.soft_descriptor,
+    disbursementMode: body.payment_instruction?.disbursement_mode,
+    payee: details.payee,
+  });
+  if (!options.declined) {
+    await store.updateAuthorization(ctx.db, ctx.accountId, row.id, {
+      status: target,
+      captured_minor: capturedAfter,
+      capture_count: row.capture_count + 1n,
+      update_time: isoSeconds(ctx.now),
+    });
+  }
+  return resource;
+}
+
+/** Voids an authorization (and its open reauthorization, if any). */
+export async function voidAuthorization(ctx: ServiceContext, id: string): Promise<Resource> {
+  const row = await loadAuthorization(ctx, id);
+  if (row.original_id !== null) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'CANNOT_BE_VOIDED',
+      `A reauthorization cannot be voided; void the original authorization ${row.original_id} instead.`,
+    );
+  }
+  assertCanTransition('void', authorizationStatusOf(row.status), 'VOIDED');
+  if (row.reauthorization_id !== null) {
+    const renewal = await store.findAuthorization(ctx.db, ctx.accountId, row.reauthorization_id);
+    if (renewal && (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(renewal.status)) {
+      await markVoided(ctx, renewal, null);
+    }
+  }
+  return markVoided(ctx, row, null);
+}
+
+/** Renews an authorization after its honour period: a new authorization, same expiry. */
+export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, body: ReauthorizeBody): Promise<Resource> {
+  const row = await loadAuthorization(ctx, id);
+  if (row.original_id !== null || row.reauthorization_id !== null) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'REAUTHORIZATION_NOT_SUPPORTED',
+      row.original_id !== null
+        ? 'A reauthorization cannot itself be reauthorized.'
+        : `This authorization was already reauthorized (${row.reauthorization_id}); it can be reauthorized once.`,
+    );
+  }
+  assertNotExpired(ctx, row);
+  assertCanTransition('reauthorize', authorizationStatusOf(row.status), 'CREATED');
+  if (isoSeconds(ctx.now) < row.honor_expiration_time) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'TRANSACTION_REFUSED',
+      `The authorization is still in its honour period until ${row.honor_expiration_time}; reauthorize after that and before ${row.expiration_time}.`,
+    );
+  }
+  if (body.amount.currency_code !== row.currency) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'AUTH_CURRENCY_MISMATCH', `The amount must be in ${row.currency}.`, {
+      field: '/amount/currency_code',
+      value: body.amount.currency_code,
+    });
+  }
+  const amountMinor = amountOf(body.amount, '/amount');
+  const percent = BigInt(ctx.deps.config.overCapturePercent);
+  if (amountMinor * 100n > row.amount_minor * percent) {
+    throw serviceError(
+      'UNPROCESSABLE_ENTITY',
+      'AUTHORIZATION_AMOUNT_EXCEEDED',
+      `A reauthorization may be at most ${percent}% of the original amount.`,
+      { field: '/amount/value', value: body.amount.value },
+    );
+  }
+  return createReauthorization(ctx, row, amountMinor);
+}
+
+async function createReauthorization(ctx: ServiceContext, original: store.AuthorizationRow, amountMinor: bigint): Promise<Resource> {
+  const now = isoSeconds(ctx.now);
+  const details = authorizationDetailsSchema.parse(JSON.parse(original.details));
+  delete details.breakdown;
+  const row: store.AuthorizationRow = {
+    ...original,
+    seq: null,
+    id: transactionId(ctx.deps.ids),
+    status: 'CREATED',
+    status_reason: null,
+    amount_minor: amountMinor,
+    captured_minor: 0n,
+    capture_count: 0n,
+    original_id: original.id,
+    reauthorization_id: null,
+    honor_expiration_time: isoSeconds(addSeconds(ctx.now, HONOR_PERIOD_SECONDS)),
+    details: JSON.stringify(details),
+    create_time: now,
+    update_time: now,
+  };
+  await store.insertAuthorization(ctx.db, row);
+  await store.updateAuthorization(ctx.db, ctx.accountId, original.id, { reauthorization_id: row.id, update_time: now });
+  const resource = presentAuthorization(row, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);
+  return resource;
+}
+
+/** Control plane: settles an authorization held for review (PENDING) as CREATED or DENIED. */
+export async function reviewAuthorization(ctx: ServiceContext, id: string, decision: 'APPROVE' | 'DENY'): Promise<Resource> {
+  const row = await loadAuthorization(ctx, id);
+  const target: AuthorizationStatus = decision === 'APPROVE' ? 'CREATED' : 'DENIED';
+  assertCanTransition('review', authorizationStatusOf(row.status), target);
+  const changes = { status: target, status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;
+  await store.updateAuthorization(ctx.db, ctx.accountId, row.id, changes);
+  return presentAuthorization({ ...row, ...changes }, ctx.baseUrl);
+}
+
+/**
+ * Voids every open authorization of the account whose expiration time has passed, with
+ * status_details.reason EXPIRED (a reauthorization shares its original's expiration time).
+ * Runs from the scheduler and before every payments request, so results never depend on job timing.
+ */
+export async function expireDueAuthorizations(ctx: ServiceContext): Promise<number> {
+  const due = await store.dueAuthorizations(ctx.db, ctx.accountId, isoSeconds(ctx.now), OPEN_AUTHORIZATION_STATUSES);
+  for (const row of due) await markVoided(ctx, row, 'EXPIRED');
+  return due.length;
+}

@@ -1,0 +1,177 @@
+// Captures: recording one (fees, ledger, event), settling a pending one, reversing one.
+
+import type { Money } from '../../lib/money.js';
+import { isoSeconds } from '../core/clock.js';
+import type { ServiceContext } from '../core/deps.js';
+import { transactionId } from '../core/ids.js';
+import { notFound } from '../http/errors.js';
+import { recordMovement } from '../ledger/store.js';
+import { writePaymentEvent } from './events.js';
+import { captureFee } from './fees.js';
+import { presentCapture, type CaptureDetails, type Resource } from './present.js';
+import { assertCaptureCanTransition, captureStatusOf, type CaptureStatus } from './states.js';
+import * as store from './store.js';
+
+export interface NewCapture {
+  orderId: string;
+  referenceId: string;
+  authorizationId: string | null;
+  currency: string;
+  amountMinor: bigint;
+  breakdown?: Record<string, Money>;
+  status: 'COMPLETED' | 'PENDING' | 'DECLINED';
+  finalCapture: boolean;
+  invoiceId?: string | undefined;
+  customId?: string | undefined;
+  noteToPayer?: string | undefined;
+  softDescriptor?: string | undefined;
+  disbursementMode?: 'INSTANT' | 'DELAYED' | undefined;
+  payee: { email_address: string; merchant_id: string };
+}
+
+/** Whether new captures of this account are held for identity verification. */
+export async function capturesHeldForVerification(ctx: ServiceContext): Promise<boolean> {
+  const account = await ctx.db.selectFrom('accounts').select('kyc_status').where('id', '=', ctx.accountId).executeTakeFirst();
+  return account?.kyc_status === 'PENDING';
+}
+
+/** Adds a completed capture's net to the balance (the fee is known only once it completes). */
+async function settleCompleted(ctx: ServiceContext, row: store.CaptureRow): Promise<void> {
+  await recordMovement(ctx.db, {
+    accountId: ctx.accountId,
+    currency: row.currency,
+    amountMinor: row.net_minor,
+    kind: 'CAPTURE',
+    referenceId: row.id,
+    createTime: isoSeconds(ctx.now),
+  });
+}
+
+const EVENT_FOR_STATUS = {
+  COMPLETED: 'PAYMENT.CAPTURE.COMPLETED',
+  PENDING: 'PAYMENT.CAPTURE.PENDING',
+  DECLINED: 'PAYMENT.CAPTURE.DECLINED',
+} as const;
+
+/** Inserts a capture in the given status, moves the ledger, writes its event. */
+export async function recordCapture(ctx: ServiceContext, input: NewCapture): Promise<{ row: store.CaptureRow; resource: Resource }> {
+  const now = isoSeconds(ctx.now);
+  const fee = input.status === 'COMPLETED' ? captureFee(input.amountMinor, input.currency) : 0n;
+  const details: CaptureDetails = {
+    payee: input.payee,
+    disbursement_mode: input.disbursementMode ?? 'INSTANT',
+    ...(input.breakdown ? { breakdown: input.breakdown } : {}),
+    ...(input.noteToPayer !== undefined ? { note_to_payer: input.noteToPayer } : {}),
+    ...(input.softDescriptor !== undefined ? { soft_descriptor: input.softDescriptor } : {}),
+  };
+  const row: store.CaptureRow = {
+    seq: null,
+    id: transactionId(ctx.deps.ids),
+    account_id: ctx.accountId,
+    order_id: input.orderId,
+    reference_id: input.referenceId,
+    authorization_id: input.authorizationId,
+    status: input.status,
+    status_reason: input.status === 'PENDING' ? 'VERIFICATION_REQUIRED' : null,
+    currency: input.currency,
+    amount_minor: input.amountMinor,
+    fee_minor: fee,
+    net_minor: input.status === 'COMPLETED' ? input.amountMinor - fee : 0n,
+    refunded_minor: 0n,
+    refunded_fee_minor: 0n,
+    refund_count: 0n,
+    final_capture: input.finalCapture ? 1n : 0n,
+    invoice_id: input.invoiceId ?? null,
+    custom_id: input.customId ?? null,
+    details: JSON.stringify(details),
+    create_time: now,
+    update_time: now,
+  };
+  await store.insertCapture(ctx.db, row);
+  if (row.status === 'COMPLETED') await settleCompleted(ctx, row);
+  const resource = presentCapture(row, ctx.baseUrl);
+  await writePaymentEvent(ctx, EVENT_FOR_STATUS[input.status], resource);
+  return { row, resource };
+}
+
+async function loadCapture(ctx: ServiceContext, captureId: string): Promise<store.CaptureRow> {
+  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+  if (!row) throw notFound('capture', captureId);
+  return row;
+}
+
+export async function getCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+  return presentCapture(await loadCapture(ctx, captureId), ctx.baseUrl);
+}
+
+/** Completes a capture held for verification: fee, ledger, PAYMENT.CAPTURE.COMPLETED. */
+export async function completePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+  const row = await loadCapture(ctx, captureId);
+  assertCaptureCanTransition('complete', captureStatusOf(row.status), 'COMPLETED');
+  const fee = captureFee(row.amount_minor, row.currency);
+  const changes = {
+    status: 'COMPLETED',
+    status_reason: null,
+    fee_minor: fee,
+    net_minor: row.amount_minor - fee,
+    update_time: isoSeconds(ctx.now),
+  } satisfies Partial<store.CaptureRow>;
+  await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
+  const updated = { ...row, ...changes };
+  await settleCompleted(ctx, updated);
+  const resource = presentCapture(updated, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.CAPTURE.COMPLETED', resource);
+  return resource;
+}
+
+/**
+ * Declines a capture held for verification. Its amount no longer counts against the
+ * authorization (the authorization's status is left as the capture made it).
+ */
+export async function declinePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+  const row = await loadCapture(ctx, captureId);
+  assertCaptureCanTransition('decline', captureStatusOf(row.status), 'DECLINED');
+  const changes = { status: 'DECLINED', status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
+  await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
+  if (row.authorization_id) {
+    const authorization = await store.findAuthorization(ctx.db, ctx.accountId, row.authorization_id);
+    if (authorization) {
+      await store.updateAuthorization(ctx.db, ctx.accountId, authorization.id, {
+        captured_minor: authorization.captured_minor - row.amount_minor,
+        capture_count: authorization.capture_count - 1n,
+        update_time: isoSeconds(ctx.now),
+      });
+    }
+  }
+  const resource = presentCapture({ ...row, ...changes }, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.CAPTURE.DECLINED', resource);
+  return resource;
+}
+
+/** What is left of a capture's net in the merchant's balance after its refunds. */
+export function remainingNet(row: store.CaptureRow): bigint {
+  return row.amount_minor - row.refunded_minor - (row.fee_minor - row.refunded_fee_minor);
+}
+
+/** Reverses a completed capture (a dispute lost): status REVERSED, ledger takes the remaining net. */
+export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Resource> {
+  const row = await loadCapture(ctx, captureId);
+  const status: CaptureStatus = captureStatusOf(row.status);
+  assertCaptureCanTransition('reverse', status, 'REVERSED');
+  const changes = { status: 'REVERSED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
+  await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
+  const taken = remainingNet(row);
+  if (taken !== 0n) {
+    await recordMovement(ctx.db, {
+      accountId: ctx.accountId,
+      currency: row.currency,
+      amountMinor: -taken,
+      kind: 'REVERSAL',
+      referenceId: row.id,
+      createTime: isoSeconds(ctx.now),
+    });
+  }
+  const resource = presentCapture({ ...row, ...changes }, ctx.baseUrl);
+  await writePaymentEvent(ctx, 'PAYMENT.CAPTURE.REVERSED', resource);
+  return resource;
+}

@@ -1,0 +1,67 @@
+// Outbox events of the payments domain, written in the transaction of the change they report.
+
+import type { ServiceContext } from '../core/deps.js';
+import { writeEvent } from '../core/events.js';
+import type { Resource } from './present.js';
+
+export type PaymentEventType =
+  | 'PAYMENT.AUTHORIZATION.CREATED'
+  | 'PAYMENT.AUTHORIZATION.VOIDED'
+  | 'PAYMENT.CAPTURE.COMPLETED'
+  | 'PAYMENT.CAPTURE.PENDING'
+  | 'PAYMENT.CAPTURE.DECLINED'
+  | 'PAYMENT.CAPTURE.REFUNDED'
+  | 'PAYMENT.CAPTURE.REVERSED'
+  | 'CHECKOUT.ORDER.APPROVED'
+  | 'CHECKOUT.ORDER.COMPLETED';
+
+const RESOURCE_TYPES: Record<PaymentEventType, string> = {
+  'PAYMENT.AUTHORIZATION.CREATED': 'authorization',
+  'PAYMENT.AUTHORIZATION.VOIDED': 'authorization',
+  'PAYMENT.CAPTURE.COMPLETED': 'capture',
+  'PAYMENT.CAPTURE.PENDING': 'capture',
+  'PAYMENT.CAPTURE.DECLINED': 'capture',
+  'PAYMENT.CAPTURE.REFUNDED': 'refund',
+  'PAYMENT.CAPTURE.REVERSED': 'capture',
+  'CHECKOUT.ORDER.APPROVED': 'checkout-order',
+  'CHECKOUT.ORDER.COMPLETED': 'checkout-order',
+};
+
+/** "12.34 USD" from a resource's amount, for summaries. */
+function amountText(resource: Resource): string {
+  const amount = resource.amount as { value?: unknown; currency_code?: unknown } | undefined;
+  if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
+    return `${amount.value} ${amount.currency_code}`;
+  }
+  return '';
+}
+
+const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
+  'PAYMENT.AUTHORIZATION.CREATED': (r) => `Payment authorized for ${amountText(r)}`,
+  'PAYMENT.AUTHORIZATION.VOIDED': (r) =>
+    (r.status_details as { reason?: string } | undefined)?.reason === 'EXPIRED'
+      ? `Authorization of ${amountText(r)} voided because it expired`
+      : `Authorization of ${amountText(r)} voided`,
+  'PAYMENT.CAPTURE.COMPLETED': (r) => `Payment completed for ${amountText(r)}`,
+  'PAYMENT.CAPTURE.PENDING': (r) => `Payment of ${amountText(r)} is pending`,
+  'PAYMENT.CAPTURE.DECLINED': (r) => `Payment of ${amountText(r)} was declined`,
+  'PAYMENT.CAPTURE.REFUNDED': (r) => `A ${amountText(r)} refund was issued`,
+  'PAYMENT.CAPTURE.REVERSED': (r) => `Payment of ${amountText(r)} was reversed`,
+  'CHECKOUT.ORDER.APPROVED': () => 'An order has been approved by the buyer',
+  'CHECKOUT.ORDER.COMPLETED': () => 'Checkout order completed',
+};
+
+export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: Resource): Promise<void> {
+  await writeEvent(
+    ctx.db,
+    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
+    {
+      accountId: ctx.accountId,
+      eventType,
+      resourceType: RESOURCE_TYPES[eventType],
+      resourceId: resource.id,
+      resource,
+      summary: SUMMARIES[eventType](resource),
+    },
+  );
+}

@@ -1,0 +1,43 @@
+// Authorization expiry: a scheduler job over every account, and the same sweep before each request.
+
+import type { FastifyRequest } from 'fastify';
+import { isoSeconds } from '../core/clock.js';
+import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import { inTransaction } from '../db/transaction.js';
+import { serviceContext } from '../http/idempotency.js';
+import { listAccounts } from '../oauth/store.js';
+import { expireDueAuthorizations } from './authorizations.js';
+import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
+import { dueAuthorizations } from './store.js';
+
+/** Most batches (of up to 500) one sweep handles; what is left waits for the next one. */
+const MAX_BATCHES = 100;
+
+/** Voids the account's expired authorizations, a batch per transaction, if it has any. */
+export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl: string): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
+    const now = deps.clock.now(accountId);
+    const due = await dueAuthorizations(deps.db, accountId, isoSeconds(now), OPEN_AUTHORIZATION_STATUSES);
+    if (due.length === 0) break;
+    total += await inTransaction(deps.db, (trx) => {
+      const ctx: ServiceContext = { db: trx, deps, accountId, now, baseUrl };
+      return expireDueAuthorizations(ctx);
+    });
+  }
+  return total;
+}
+
+/** Before a payments request: expiry must not depend on when the job last ran. */
+export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
+  const ctx = serviceContext(deps, request);
+  await sweepAccount(deps, ctx.accountId, ctx.baseUrl);
+}
+
+export function registerExpiryJob(deps: ServerDeps): void {
+  deps.scheduler.register('payments.expire-authorizations', async () => {
+    for (const account of await listAccounts(deps.db)) {
+      await sweepAccount(deps, account.id, deps.publicUrl());
+    }
+  });
+}

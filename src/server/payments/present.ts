@@ -1,0 +1,150 @@
+// Stored rows as the API's authorization, capture and refund resources, with their links.
+
+import { z } from 'zod';
+import { money, type Money } from '../../lib/money.js';
+import { link, type Link } from '../http/links.js';
+import type { AuthorizationRow, CaptureRow, RefundRow } from './store.js';
+
+const moneyJson = z.object({ currency_code: z.string(), value: z.string() });
+const payeeJson = z.object({ email_address: z.string(), merchant_id: z.string() });
+
+/** The nested rest of a resource, kept as JSON beside the scalar columns. */
+export const authorizationDetailsSchema = z.object({
+  breakdown: z.record(z.string(), moneyJson).optional(),
+  payee: payeeJson,
+  soft_descriptor: z.string().optional(),
+});
+export const captureDetailsSchema = z.object({
+  breakdown: z.record(z.string(), moneyJson).optional(),
+  payee: payeeJson,
+  note_to_payer: z.string().optional(),
+  soft_descriptor: z.string().optional(),
+  disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
+});
+export const refundDetailsSchema = z.object({
+  payer: payeeJson,
+  note_to_payer: z.string().optional(),
+  total_refunded_minor: z.string(),
+});
+
+export type AuthorizationDetails = z.output<typeof authorizationDetailsSchema>;
+export type CaptureDetails = z.output<typeof captureDetailsSchema>;
+export type RefundDetails = z.output<typeof refundDetailsSchema>;
+
+export interface Resource {
+  id: string;
+  status: string;
+  links: Link[];
+  [field: string]: unknown;
+}
+
+const SELLER_PROTECTION = {
+  status: 'ELIGIBLE',
+  dispute_categories: ['ITEM_NOT_RECEIVED', 'UNAUTHORIZED_TRANSACTION'],
+};
+
+const AUTH_PATH = '/v2/payments/authorizations';
+const CAPTURE_PATH = '/v2/payments/captures';
+const REFUND_PATH = '/v2/payments/refunds';
+
+function amountWithBreakdown(minor: bigint, currency: string, breakdown: Record<string, Money> | undefined) {
+  const amount: Money & { breakdown?: Record<string, Money> } = money(minor, currency);
+  if (breakdown && Object.keys(breakdown).length > 0) amount.breakdown = breakdown;
+  return amount;
+}
+
+function withOptional(target: Record<string, unknown>, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) target[key] = value;
+}
+
+export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link[] {
+  const self = `${AUTH_PATH}/${row.id}`;
+  const links: Link[] = [link(baseUrl, self, 'self')];
+  const open = row.status === 'CREATED' || row.status === 'PARTIALLY_CAPTURED';
+  if (open && row.reauthorization_id === null) links.push(link(baseUrl, `${self}/capture`, 'capture', 'POST'));
+  if ((open || row.status === 'PENDING') && row.original_id === null) links.push(link(baseUrl, `${self}/void`, 'void', 'POST'));
+  if (row.status === 'CREATED' && row.original_id === null && row.reauthorization_id === null) {
+    links.push(link(baseUrl, `${self}/reauthorize`, 'reauthorize', 'POST'));
+  }
+  links.push(link(baseUrl, `/v2/checkout/orders/${row.order_id}`, 'up'));
+  return links;
+}
+
+export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Resource {
+  const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
+  const resource = { id: row.id, status: row.status } as Resource;
+  if (row.status_reason) resource.status_details = { reason: row.status_reason };
+  resource.amount = amountWithBreakdown(row.amount_minor, row.currency, details.breakdown);
+  withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id });
+  resource.seller_protection = SELLER_PROTECTION;
+  resource.expiration_time = row.expiration_time;
+  resource.supplementary_data = {
+    related_ids: row.original_id ? { order_id: row.order_id, authorization_id: row.original_id } : { order_id: row.order_id },
+  };
+  resource.payee = details.payee;
+  resource.create_time = row.create_time;
+  resource.update_time = row.update_time;
+  resource.links = authorizationLinks(row, baseUrl);
+  return resource;
+}
+
+/** Captures that count as money taken: everything but declined and failed ones. */
+export function captureHasBreakdown(status: string): boolean {
+  return status !== 'PENDING' && status !== 'DECLINED' && status !== 'FAILED';
+}
+
+export function presentCapture(row: CaptureRow, baseUrl: string): Resource {
+  const details = captureDetailsSchema.parse(JSON.parse(row.details));
+  const self = `${CAPTURE_PATH}/${row.id}`;
+  const resource = { id: row.id, status: row.status } as Resource;
+  if (row.status_reason) resource.status_details = { reason: row.status_reason };
+  resource.amount = amountWithBreakdown(row.amount_minor, row.currency, details.breakdown);
+  resource.final_capture = row.final_capture === 1n;
+  // note_to_payer and soft_descriptor are kept in storage; the capture resource does not show them.
+  withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id });
+  resource.seller_protection = SELLER_PROTECTION;
+  if (captureHasBreakdown(row.status)) {
+    resource.seller_receivable_breakdown = {
+      gross_amount: money(row.amount_minor, row.currency),
+      paypal_fee: money(row.fee_minor, row.currency),
+      net_amount: money(row.net_minor, row.currency),
+    };
+  }
+  resource.disbursement_mode = details.disbursement_mode;
+  const related: Record<string, string> = { order_id: row.order_id };
+  if (row.authorization_id) related.authorization_id = row.authorization_id;
+  resource.supplementary_data = { related_ids: related };
+  resource.payee = details.payee;
+  resource.create_time = row.create_time;
+  resource.update_time = row.update_time;
+  const links: Link[] = [link(baseUrl, self, 'self')];
+  if (row.status === 'COMPLETED' || row.status === 'PARTIALLY_REFUNDED') links.push(link(baseUrl, `${self}/refund`, 'refund', 'POST'));
+  links.push(
+    row.authorization_id
+      ? link(baseUrl, `${AUTH_PATH}/${row.authorization_id}`, 'up')
+      : link(baseUrl, `/v2/checkout/orders/${row.order_id}`, 'up'),
+  );
+  resource.links = links;
+  return resource;
+}
+
+export function presentRefund(row: RefundRow, baseUrl: string): Resource {
+  const details = refundDetailsSchema.parse(JSON.parse(row.details));
+  const resource = { id: row.id, status: row.status } as Resource;
+  resource.amount = money(row.amount_minor, row.currency);
+  withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id, note_to_payer: details.note_to_payer });
+  resource.seller_payable_breakdown = {
+    gross_amount: money(row.amount_minor, row.currency),
+    paypal_fee: money(row.fee_minor, row.currency),
+    net_amount: money(row.net_minor, row.currency),
+    total_refunded_amount: money(BigInt(details.total_refunded_minor), row.currency),
+  };
+  resource.payer = details.payer;
+  resource.create_time = row.create_time;
+  resource.update_time = row.update_time;
+  resource.links = [
+    link(baseUrl, `${REFUND_PATH}/${row.id}`, 'self'),
+    link(baseUrl, `${CAPTURE_PATH}/${row.capture_id}`, 'up'),
+  ];
+  return resource;
+}

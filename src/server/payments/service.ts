@@ -1,0 +1,95 @@
+// The payments domain's entry points, including what the disputes domain calls.
+
+import { money } from '../../lib/money.js';
+import type { ServiceContext } from '../core/deps.js';
+import { notFound } from '../http/errors.js';
+import { reverseCompletedCapture } from './captures.js';
+import type { Resource } from './present.js';
+import { refundCapture } from './refunds.js';
+import * as store from './store.js';
+
+export {
+  captureAuthorization,
+  createAuthorization,
+  expireDueAuthorizations,
+  getAuthorization,
+  reauthorizeAuthorization,
+  reviewAuthorization,
+  voidAuthorization,
+} from './authorizations.js';
+export { completePendingCapture, declinePendingCapture, getCapture, recordCapture, capturesHeldForVerification } from './captures.js';
+export { getRefund, refundCapture, setDisputeCheck, type DisputeCheck } from './refunds.js';
+export type { Resource } from './present.js';
+
+/** A capture as stored, amounts in minor units. */
+export interface StoredCapture {
+  id: string;
+  accountId: string;
+  orderId: string;
+  authorizationId: string | null;
+  status: string;
+  statusReason: string | null;
+  currency: string;
+  amountMinor: bigint;
+  feeMinor: bigint;
+  netMinor: bigint;
+  refundedMinor: bigint;
+  refundedFeeMinor: bigint;
+  invoiceId: string | null;
+  customId: string | null;
+  createTime: string;
+  updateTime: string;
+}
+
+/** The caller's capture, or undefined when it does not exist for this account. */
+export async function findCapture(ctx: ServiceContext, captureId: string): Promise<StoredCapture | undefined> {
+  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    orderId: row.order_id,
+    authorizationId: row.authorization_id,
+    status: row.status,
+    statusReason: row.status_reason,
+    currency: row.currency,
+    amountMinor: row.amount_minor,
+    feeMinor: row.fee_minor,
+    netMinor: row.net_minor,
+    refundedMinor: row.refunded_minor,
+    refundedFeeMinor: row.refunded_fee_minor,
+    invoiceId: row.invoice_id,
+    customId: row.custom_id,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}
+
+/**
+ * Refunds a capture to settle a dispute, exactly as POST .../refund does (same checks, event and
+ * ledger movement) except that the dispute itself does not block it and the balance may go
+ * negative. `amountMinor` undefined refunds what is left. Runs in the caller's transaction.
+ */
+export async function refundCaptureForDispute(
+  ctx: ServiceContext,
+  captureId: string,
+  amountMinor: bigint | undefined,
+  note: string | undefined,
+): Promise<Resource> {
+  const capture = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+  if (!capture) throw notFound('capture', captureId);
+  const body = {
+    ...(amountMinor !== undefined ? { amount: money(amountMinor, capture.currency) } : {}),
+    ...(note !== undefined && note.length > 0 ? { note_to_payer: note.slice(0, 255) } : {}),
+  };
+  return refundCapture(ctx, captureId, body, { forDispute: true });
+}
+
+/**
+ * Reverses a COMPLETED or PARTIALLY_REFUNDED capture (a dispute decided for the buyer): status
+ * REVERSED with status_details.reason `reason`, a REVERSAL ledger movement taking the net still
+ * held, and PAYMENT.CAPTURE.REVERSED. Other statuses: 422 REVERSAL_NOT_ALLOWED.
+ */
+export function reverseCapture(ctx: ServiceContext, captureId: string, reason = 'BUYER_COMPLAINT'): Promise<Resource> {
+  return reverseCompletedCapture(ctx, captureId, reason);
+}

@@ -1,0 +1,126 @@
+// Lifecycles of authorizations, captures and refunds: which operation may move which status where,
+// and the issue code each refusal carries.
+
+import { serviceError, type ServiceError } from '../http/errors.js';
+
+export type AuthorizationStatus = 'CREATED' | 'CAPTURED' | 'DENIED' | 'PARTIALLY_CAPTURED' | 'VOIDED' | 'PENDING';
+export type CaptureStatus = 'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED' | 'REVERSED';
+export type RefundStatus = 'CANCELLED' | 'FAILED' | 'PENDING' | 'COMPLETED';
+
+export const AUTHORIZATION_TRANSITIONS: Record<AuthorizationStatus, readonly AuthorizationStatus[]> = {
+  PENDING: ['CREATED', 'DENIED', 'VOIDED'],
+  CREATED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED'],
+  PARTIALLY_CAPTURED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED'],
+  CAPTURED: [],
+  DENIED: [],
+  VOIDED: [],
+};
+
+export const CAPTURE_TRANSITIONS: Record<CaptureStatus, readonly CaptureStatus[]> = {
+  PENDING: ['COMPLETED', 'DECLINED'],
+  COMPLETED: ['PARTIALLY_REFUNDED', 'REFUNDED', 'REVERSED'],
+  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED', 'REVERSED'],
+  REFUNDED: [],
+  DECLINED: [],
+  FAILED: [],
+  REVERSED: [],
+};
+
+/** Statuses in which an authorization can still expire (and be voided by the server). */
+export const OPEN_AUTHORIZATION_STATUSES: readonly AuthorizationStatus[] = ['PENDING', 'CREATED', 'PARTIALLY_CAPTURED'];
+
+export type AuthorizationOperation = 'capture' | 'void' | 'reauthorize' | 'review' | 'expire';
+export type CaptureOperation = 'refund' | 'complete' | 'decline' | 'reverse';
+
+/** The issue each operation answers for a status it cannot act on. */
+const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<AuthorizationStatus, string>>> = {
+  capture: {
+    PENDING: 'TRANSACTION_REFUSED',
+    CAPTURED: 'AUTHORIZATION_ALREADY_CAPTURED',
+    DENIED: 'AUTHORIZATION_DENIED',
+    VOIDED: 'AUTHORIZATION_VOIDED',
+  },
+  void: {
+    CAPTURED: 'PREVIOUSLY_CAPTURED',
+    VOIDED: 'PREVIOUSLY_VOIDED',
+    DENIED: 'CANNOT_BE_VOIDED',
+  },
+  reauthorize: {
+    PENDING: 'TRANSACTION_REFUSED',
+    PARTIALLY_CAPTURED: 'AUTHORIZATION_ALREADY_CAPTURED',
+    CAPTURED: 'AUTHORIZATION_ALREADY_CAPTURED',
+    DENIED: 'AUTHORIZATION_DENIED',
+    VOIDED: 'AUTHORIZATION_VOIDED',
+  },
+  review: {
+    CREATED: 'AUTHORIZATION_NOT_PENDING',
+    PARTIALLY_CAPTURED: 'AUTHORIZATION_NOT_PENDING',
+    CAPTURED: 'AUTHORIZATION_NOT_PENDING',
+    DENIED: 'AUTHORIZATION_NOT_PENDING',
+    VOIDED: 'AUTHORIZATION_NOT_PENDING',
+  },
+  expire: {},
+};
+
+const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, string>>> = {
+  refund: {
+    PENDING: 'PENDING_CAPTURE',
+    REFUNDED: 'CAPTURE_FULLY_REFUNDED',
+    DECLINED: 'REFUND_NOT_ALLOWED',
+    FAILED: 'REFUND_NOT_ALLOWED',
+    REVERSED: 'REFUND_NOT_PERMITTED_DUE_TO_CHARGEBACK',
+  },
+  complete: {},
+  decline: {},
+  reverse: {},
+};
+
+function refusal(
+  resource: string,
+  operation: string,
+  current: string,
+  allowed: readonly string[],
+  issue: string,
+): ServiceError {
+  const from = allowed.length > 0 ? `it can go to ${allowed.join(', ')}` : 'it is final';
+  return serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} a ${resource} in status ${current}; ${from}.`);
+}
+
+/** Throws the API's refusal unless `operation` may move an authorization from `current` to `target`. */
+export function assertCanTransition(
+  operation: AuthorizationOperation,
+  current: AuthorizationStatus,
+  target: AuthorizationStatus,
+): void {
+  const allowed = AUTHORIZATION_TRANSITIONS[current];
+  if (allowed.includes(target)) return;
+  const issue = AUTHORIZATION_REFUSALS[operation][current] ?? 'TRANSACTION_REFUSED';
+  throw refusal('authorization', operation, current, allowed, issue);
+}
+
+/** The capture counterpart of assertCanTransition. */
+export function assertCaptureCanTransition(operation: CaptureOperation, current: CaptureStatus, target: CaptureStatus): void {
+  const allowed = CAPTURE_TRANSITIONS[current];
+  if (allowed.includes(target)) return;
+  const fallback = operation === 'refund' ? 'REFUND_NOT_ALLOWED' : operation === 'reverse' ? 'REVERSAL_NOT_ALLOWED' : 'CAPTURE_NOT_PENDING';
+  const issue = CAPTURE_REFUSALS[operation][current] ?? fallback;
+  throw refusal('capture', operation, current, allowed, issue);
+}
+
+export function isAuthorizationStatus(value: string): value is AuthorizationStatus {
+  return value in AUTHORIZATION_TRANSITIONS;
+}
+
+export function isCaptureStatus(value: string): value is CaptureStatus {
+  return value in CAPTURE_TRANSITIONS;
+}
+
+export function authorizationStatusOf(value: string): AuthorizationStatus {
+  if (!isAuthorizationStatus(value)) throw new Error(`unknown authorization status in storage: ${value}`);
+  return value;
+}
+
+export function captureStatusOf(value: string): CaptureStatus {
+  if (!isCaptureStatus(value)) throw new Error(`unknown capture status in storage: ${value}`);
+  return value;
+}

@@ -1,0 +1,193 @@
+// Authorizations, captures and refunds in storage. Every query is scoped by account_id.
+
+import type { Queryable } from '../db/schema.js';
+
+export interface AuthorizationRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  order_id: string;
+  reference_id: string;
+  status: string;
+  status_reason: string | null;
+  currency: string;
+  amount_minor: bigint;
+  captured_minor: bigint;
+  capture_count: bigint;
+  invoice_id: string | null;
+  custom_id: string | null;
+  /** Set on a reauthorization: the authorization it renews. */
+  original_id: string | null;
+  /** Set on an original authorization once it has been reauthorized. */
+  reauthorization_id: string | null;
+  expiration_time: string;
+  honor_expiration_time: string;
+  details: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface CaptureRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  order_id: string;
+  reference_id: string;
+  authorization_id: string | null;
+  status: string;
+  status_reason: string | null;
+  currency: string;
+  amount_minor: bigint;
+  fee_minor: bigint;
+  net_minor: bigint;
+  refunded_minor: bigint;
+  refunded_fee_minor: bigint;
+  refund_count: bigint;
+  final_capture: bigint;
+  invoice_id: string | null;
+  custom_id: string | null;
+  details: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface RefundRow {
+  seq: bigint | null;
+  id: string;
+  account_id: string;
+  capture_id: string;
+  status: string;
+  currency: string;
+  amount_minor: bigint;
+  fee_minor: bigint;
+  net_minor: bigint;
+  invoice_id: string | null;
+  custom_id: string | null;
+  details: string;
+  create_time: string;
+  update_time: string;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    authorizations: AuthorizationRow;
+    captures: CaptureRow;
+    refunds: RefundRow;
+  }
+}
+
+type Changes<Row> = Partial<Omit<Row, 'seq' | 'id' | 'account_id'>>;
+
+// Authorizations
+
+export async function insertAuthorization(db: Queryable, row: AuthorizationRow): Promise<void> {
+  await db.insertInto('authorizations').values(row).execute();
+}
+
+export function findAuthorization(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
+  return db.selectFrom('authorizations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateAuthorization(db: Queryable, accountId: string, id: string, changes: Changes<AuthorizationRow>): Promise<void> {
+  await db.updateTable('authorizations').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export function authorizationsOfOrder(db: Queryable, accountId: string, orderId: string): Promise<AuthorizationRow[]> {
+  return db
+    .selectFrom('authorizations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('seq')
+    .execute();
+}
+
+/** Authorizations still open whose expiration time has passed on the account's clock. */
+export function dueAuthorizations(db: Queryable, accountId: string, nowIso: string, openStatuses: readonly string[]): Promise<AuthorizationRow[]> {
+  return db
+    .selectFrom('authorizations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('expiration_time', '<=', nowIso)
+    .where('status', 'in', [...openStatuses])
+    .orderBy('expiration_time')
+    .limit(500)
+    .execute();
+}
+
+export async function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('authorizations')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// Captures
+
+export async function insertCapture(db: Queryable, row: CaptureRow): Promise<void> {
+  await db.insertInto('captures').values(row).execute();
+}
+
+export function findCaptureRow(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
+  return db.selectFrom('captures').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateCapture(db: Queryable, accountId: string, id: string, changes: Changes<CaptureRow>): Promise<void> {
+  await db.updateTable('captures').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export function capturesOfOrder(db: Queryable, accountId: string, orderId: string): Promise<CaptureRow[]> {
+  return db.selectFrom('captures').selectAll().where('account_id', '=', accountId).where('order_id', '=', orderId).orderBy('seq').execute();
+}
+
+export async function captureInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('captures')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '!=', 'DECLINED')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// Refunds
+
+export async function insertRefund(db: Queryable, row: RefundRow): Promise<void> {
+  await db.insertInto('refunds').values(row).execute();
+}
+
+export function findRefundRow(db: Queryable, accountId: string, id: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function refundsOfCaptures(db: Queryable, accountId: string, captureIds: readonly string[]): Promise<RefundRow[]> {
+  if (captureIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('capture_id', 'in', [...captureIds])
+    .orderBy('seq')
+    .execute();
+}
+
+export async function refundInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('refunds')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes the account's payments (for POST /_payctl/reset). */
+export async function deletePayments(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('refunds').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('captures').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('authorizations').where('account_id', '=', accountId).execute();
+}
