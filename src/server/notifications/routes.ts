@@ -3,13 +3,33 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { callerOf } from '../http/auth.js';
+import { notFound } from '../http/errors.js';
 import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
+import { Dispatcher } from './dispatcher.js';
 import { EVENT_TYPES } from './event-types.js';
-import { createWebhookSchema, listWebhooksQuerySchema, patchSchema, webhookPathSchema } from './schema.js';
+import * as history from './history.js';
+import {
+  certPathSchema,
+  createWebhookSchema,
+  eventPathSchema,
+  listDeliveriesQuerySchema,
+  listEventsQuerySchema,
+  listWebhooksQuerySchema,
+  patchSchema,
+  resendSchema,
+  simulateSchema,
+  verifySchema,
+  webhookPathSchema,
+} from './schema.js';
 import * as subscriptions from './service.js';
+import { CERT_PATH_PREFIX, SigningKeys } from './signing.js';
+import type { DeliveryStatus } from './states.js';
+import { deleteAccountDeliveries } from './store.js';
+import { verifyWebhookSignature } from './verify.js';
 
 const WEBHOOKS = '/v1/notifications/webhooks';
+const EVENTS = '/v1/notifications/webhooks-events';
 
 function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps): void {
   app.post(WEBHOOKS, async (request, reply) => {
@@ -62,6 +82,71 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps): voi
   }));
 }
 
+function registerHistoryRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  app.get(EVENTS, async (request) => {
+    const query = parseQuery(listEventsQuerySchema, request.query);
+    return history.listEvents(serviceContext(deps, request), query);
+  });
+
+  app.get(`${EVENTS}/:event_id`, async (request) => {
+    const { event_id } = parsePath(eventPathSchema, request.params);
+    return history.getEvent(serviceContext(deps, request), event_id);
+  });
+
+  app.post(`${EVENTS}/:event_id/resend`, async (request, reply) => {
+    const { event_id } = parsePath(eventPathSchema, request.params);
+    const body = parseBody(resendSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'notifications.events.resend' }, async (ctx) => ({
+      status: 202,
+      body: await history.resendEvent(ctx, event_id, body.webhook_ids),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.post('/v1/notifications/simulate-event', async (request, reply) => {
+    const body = parseBody(simulateSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'notifications.simulate' }, async (ctx) => ({
+      status: 202,
+      body: await history.simulateEvent(ctx, body),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.get('/_payctl/deliveries', async (request) => {
+    const query = parseQuery(listDeliveriesQuerySchema, request.query);
+    return history.listDeliveries(serviceContext(deps, request), {
+      ...(query.event_id !== undefined ? { eventId: query.event_id } : {}),
+      ...(query.webhook_id !== undefined ? { webhookId: query.webhook_id } : {}),
+      ...(query.status !== undefined ? { status: query.status as DeliveryStatus } : {}),
+      limit: query.page_size,
+    });
+  });
+}
+
+function registerSignatureRoutes(app: FastifyInstance, deps: ServerDeps, keys: SigningKeys): void {
+  app.post('/v1/notifications/verify-webhook-signature', async (request) => {
+    const body = parseBody(verifySchema, request.body);
+    return verifyWebhookSignature(deps.db, keys, callerOf(request).accountId, body);
+  });
+
+  // Receivers fetch the certificate without credentials, as they do from the public service.
+  app.get(`${CERT_PATH_PREFIX}:cert_id`, { config: { auth: 'none' } }, async (request, reply) => {
+    const { cert_id } = parsePath(certPathSchema, request.params);
+    const key = await keys.byId(cert_id);
+    if (!key) throw notFound('cert', cert_id);
+    return reply.type('application/x-pem-file').send(key.certificatePem);
+  });
+}
+
 export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  const keys = new SigningKeys(deps.db, () => deps.clock.systemNow());
+  const dispatcher = new Dispatcher(deps, keys);
   registerSubscriptionRoutes(app, deps);
+  registerHistoryRoutes(app, deps);
+  registerSignatureRoutes(app, deps, keys);
+
+  deps.scheduler.register('webhook-delivery', () => dispatcher.pump());
+  deps.hooks.onAccountReset.push((db, accountId) => deleteAccountDeliveries(db, accountId));
+  deps.hooks.onClose.push(() => dispatcher.stop());
+  app.addHook('onReady', async () => dispatcher.start());
 }

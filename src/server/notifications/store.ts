@@ -190,8 +190,15 @@ export interface DueDelivery extends DeliveryRow {
  * Pending deliveries of one account that are due. A delivery waits while an earlier event for the
  * same subscription and resource has not had its first attempt (per-resource commit order).
  */
-export function dueDeliveries(db: Queryable, accountId: string, now: string, limit: number): Promise<DueDelivery[]> {
-  return db
+export function dueDeliveries(
+  db: Queryable,
+  accountId: string,
+  now: string,
+  limit: number,
+  excludeIds: readonly string[],
+  busyReceivers: readonly string[],
+): Promise<DueDelivery[]> {
+  let query = db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('events as e', 'e.seq', 'd.event_seq')
     .leftJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
@@ -216,8 +223,13 @@ export function dueDeliveries(db: Queryable, accountId: string, now: string, lim
     .orderBy('d.next_attempt_at')
     .orderBy(sql`coalesce(d.event_seq, 0)`)
     .orderBy('d.id')
-    .limit(limit)
-    .execute() as Promise<DueDelivery[]>;
+    .limit(limit);
+  if (excludeIds.length > 0) query = query.where('d.id', 'not in', excludeIds);
+  if (busyReceivers.length > 0) {
+    // The receiver key: the subscription id, or `url:` and the address for a bare-URL simulation.
+    query = query.where(sql<string>`coalesce(d.webhook_id, 'url:' || d.target_url)`, 'not in', busyReceivers);
+  }
+  return query.execute() as Promise<DueDelivery[]>;
 }
 
 export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {

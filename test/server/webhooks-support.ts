@@ -1,0 +1,187 @@
+// Test support for webhook tests: a real receiver on 127.0.0.1, outbox events written the way
+// domains write them, and bounded polling.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeEvent, type EventEnvelope } from '../../src/server/core/events.js';
+import { inTransaction } from '../../src/server/db/transaction.js';
+import type { TestServer } from '../helpers/server.js';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Never answer (the socket stays open until the receiver closes). */
+  hang?: boolean;
+  delayMs?: number;
+}
+
+export type Responder = (request: ReceivedRequest, index: number) => Reply;
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: ReceivedRequest[];
+  respond(responder: Responder): void;
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(responder: Responder = () => ({ status: 200 }), port = 0): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  let current = responder;
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value ?? '';
+      const entry: ReceivedRequest = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      received.push(entry);
+      const reply = current(entry, received.length - 1);
+      if (reply.hang) return;
+      const send = () => {
+        response.writeHead(reply.status, reply.headers ?? {});
+        response.end(reply.body ?? '');
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const actualPort = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actualPort}`,
+    port: actualPort,
+    received,
+    respond(next) {
+      current = next;
+    },
+    async waitFor(count, timeoutMs = 5_000) {
+      await waitUntil(() => received.length >= count, timeoutMs, `${count} requests at the receiver (got ${received.length})`);
+      return received;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function freePort(): Promise<number> {
+  const receiver = await startReceiver();
+  const { port } = receiver;
+  await receiver.close();
+  return port;
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+export interface EmitOptions {
+  eventType: string;
+  resourceType: string;
+  resourceId: string;
+  resource?: Record<string, unknown>;
+  summary?: string;
+  accountId?: string;
+}
+
+/** Writes an event to the outbox in a transaction, exactly as a domain does with its state change. */
+export async function emitEvent(t: TestServer, options: EmitOptions): Promise<EventEnvelope> {
+  const deps = t.server.deps;
+  const accountId = options.accountId ?? t.merchant.payer_id;
+  return inTransaction(deps.db, (trx) =>
+    writeEvent(
+      trx,
+      { ids: deps.ids, now: deps.clock.now(accountId), baseUrl: t.url },
+      {
+        accountId,
+        eventType: options.eventType,
+        resourceType: options.resourceType,
+        resourceId: options.resourceId,
+        resource: options.resource ?? { id: options.resourceId, status: 'COMPLETED' },
+        summary: options.summary ?? `${options.eventType} for ${options.resourceId}`,
+      },
+    ),
+  );
+}
+
+export async function subscribe(t: TestServer, url: string, names: string[] = ['*'], token?: string): Promise<string> {
+  const created = await t.request('POST', '/v1/notifications/webhooks', {
+    body: { url, event_types: names.map((name) => ({ name })) },
+    ...(token ? { token } : {}),
+  });
+  if (created.status !== 201) throw new Error(`subscribe failed: ${created.status} ${created.text}`);
+  return created.body.id as string;
+}
+
+export interface DeliveryView {
+  id: string;
+  event_id: string;
+  event_type: string;
+  webhook_id: string | null;
+  kind: string;
+  url: string | null;
+  status: string;
+  attempt_count: number;
+  next_attempt_time: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  attempts: Array<{ number: number; time: string; url: string; transmission_id: string; status_code: number | null; error: string | null; duration_ms: number }>;
+}
+
+export async function deliveries(t: TestServer, query = '', token?: string): Promise<DeliveryView[]> {
+  const result = await t.request('GET', `/_payctl/deliveries${query ? `?${query}` : ''}`, token ? { token } : {});
+  if (result.status !== 200) throw new Error(`deliveries failed: ${result.status} ${result.text}`);
+  return result.body.deliveries as DeliveryView[];
+}
+
+/** Waits until the event's delivery (the only one, or to `webhookId`) matches. */
+export async function waitForDelivery(
+  t: TestServer,
+  eventId: string,
+  check: (delivery: DeliveryView) => boolean,
+  timeoutMs = 5_000,
+): Promise<DeliveryView> {
+  let last: DeliveryView | undefined;
+  await waitUntil(async () => {
+    [last] = await deliveries(t, `event_id=${eventId}`);
+    return last !== undefined && check(last);
+  }, timeoutMs, `delivery of ${eventId} (last: ${JSON.stringify(last && { status: last.status, attempts: last.attempt_count })})`);
+  return last as DeliveryView;
+}
+
+/** The headers of a delivery as verify-webhook-signature wants them. */
+export function verificationRequest(request: ReceivedRequest, webhookId: string): Record<string, unknown> {
+  return {
+    auth_algo: request.headers['paypal-auth-algo'],
+    cert_url: request.headers['paypal-cert-url'],
+    transmission_id: request.headers['paypal-transmission-id'],
+    transmission_sig: request.headers['paypal-transmission-sig'],
+    transmission_time: request.headers['paypal-transmission-time'],
+    webhook_id: webhookId,
+    webhook_event: JSON.parse(request.body) as unknown,
+  };
+}
