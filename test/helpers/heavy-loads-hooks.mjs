@@ -1,10 +1,13 @@
-// Module resolution hook: reports (on stderr, via the main thread's port) every heavy server module resolved.
+// Module resolution hook: reports (via the main thread's port) every heavy server module resolved:
+// the packages themselves, and the bundled or unbundled server entry of payctl.
 const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici']);
 let port;
 export function initialize(data) {
   port = data.port;
 }
 export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
   if (HEAVY.has(specifier)) port.postMessage(specifier);
-  return next(specifier, context);
+  else if (/\/dist\/server-bundle\.js$|\/dist\/server\/index\.js$/.test(resolved.url)) port.postMessage('payctl-server');
+  return resolved;
 }
