@@ -3,6 +3,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
+import { sendScheduledInvoices } from './actions.js';
+import { registerInvoiceRoutes } from './invoice-routes.js';
 import { registerTemplateRoutes } from './template-routes.js';
 import { ensureSystemTemplates } from './templates.js';
 import * as store from './store.js';
@@ -10,5 +12,9 @@ import * as store from './store.js';
 export function registerInvoicingRoutes(app: FastifyInstance, deps: ServerDeps): void {
   deps.hooks.onAccountCreated.push((db, accountId) => ensureSystemTemplates(db, deps.ids, accountId, deps.clock.now(accountId)));
   deps.hooks.onAccountReset.push((db, accountId) => store.deleteAccountInvoicing(db, accountId));
+  deps.scheduler.register('invoicing.scheduled-sends', async () => {
+    await sendScheduledInvoices(deps);
+  });
   registerTemplateRoutes(app, deps);
+  registerInvoiceRoutes(app, deps);
 }

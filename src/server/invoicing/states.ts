@@ -41,7 +41,7 @@ export const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
 export const ALLOWED: Record<InvoiceOperation, readonly InvoiceStatus[]> = {
   update: ['DRAFT', 'SCHEDULED', 'SENT', 'UNPAID'],
   delete: ['DRAFT', 'SCHEDULED'],
-  send: ['DRAFT'],
+  send: ['DRAFT', 'SCHEDULED', 'SENT', 'UNPAID', 'PARTIALLY_PAID', 'PAID', 'MARKED_AS_PAID', 'PARTIALLY_REFUNDED', 'REFUNDED', 'MARKED_AS_REFUNDED', 'PAYMENT_PENDING'],
   remind: ['SENT', 'UNPAID', 'PARTIALLY_PAID'],
   cancel: ['SENT', 'UNPAID'],
   'record-payment': ['SENT', 'UNPAID', 'PARTIALLY_PAID'],

@@ -223,10 +223,13 @@ export interface InvoiceSearch {
   invoiceDateRange?: { start: string; end: string };
   dueDateRange?: { start: string; end: string };
   creationRange?: { start: string; end: string };
+  /** A criterion nothing can meet (archived invoices: there are none). */
+  matchNothing?: boolean;
 }
 
 function searchQuery(db: Queryable, accountId: string, search: InvoiceSearch) {
   let query = db.selectFrom('invoices').where('account_id', '=', accountId);
+  if (search.matchNothing) query = query.where(sql<boolean>`1 = 0`);
   const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   if (search.recipientEmail !== undefined) query = query.where(sql<boolean>`lower(recipient_email) = lower(${search.recipientEmail})`);
   if (search.recipientFirstName !== undefined)

@@ -1,0 +1,186 @@
+// HTTP for /v2/invoicing/invoices and its actions, search, next number, and the outbox.
+
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ServerDeps } from '../core/deps.js';
+import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { minimalBody, returnPreference } from '../http/prefer.js';
+import { parseBody, parsePath, parseQuery, queryInteger } from '../http/validation.js';
+import * as actions from './actions.js';
+import * as invoices from './invoices.js';
+import { throwMockedError } from './mock.js';
+import { listMessages } from './outbox.js';
+import { invoiceQrCode } from './qr.js';
+import {
+  invoiceIdParams,
+  invoiceSchema,
+  listQuerySchema,
+  notificationSchema,
+  paymentSchema,
+  qrSchema,
+  refundSchema,
+  searchQuerySchema,
+  searchSchema,
+  transactionParams,
+  updateQuerySchema,
+} from './schema.js';
+import { toSearch } from './search.js';
+
+const outboxQuerySchema = z.object({
+  invoice_id: z.string().min(1).max(100).optional(),
+  limit: queryInteger(1, 1000).optional(),
+});
+
+export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  const base = '/v2/invoicing/invoices';
+  const one = `${base}/:invoice_id`;
+
+  app.get(base, async (request) => {
+    throwMockedError(request);
+    const query = parseQuery(listQuerySchema, request.query);
+    return invoices.listInvoices(serviceContext(deps, request), query);
+  });
+
+  app.post(base, async (request, reply) => {
+    throwMockedError(request);
+    const input = parseBody(invoiceSchema, request.body);
+    const preference = returnPreference(request, 'representation');
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.create' }, async (ctx) => {
+      const invoice = await invoices.createInvoice(ctx, input);
+      return { status: 201, body: preference === 'representation' ? invoice : minimalBody(invoice) };
+    });
+    return sendResult(reply, result);
+  });
+
+  app.get(one, async (request) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    return invoices.getInvoice(serviceContext(deps, request), id);
+  });
+
+  app.put(one, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const query = parseQuery(updateQuerySchema, request.query);
+    const input = parseBody(invoiceSchema, request.body);
+    const preference = returnPreference(request, 'representation');
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.replace' }, async (ctx) => {
+      const { resource } = await invoices.replaceInvoice(ctx, id, input);
+      await actions.notifyUpdate(ctx, id, { toRecipient: query.send_to_recipient ?? true, toInvoicer: query.send_to_invoicer ?? true });
+      return { status: 200, body: preference === 'representation' ? resource : minimalBody(resource) };
+    });
+    return sendResult(reply, result);
+  });
+
+  app.delete(one, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.delete' }, async (ctx) => {
+      await invoices.deleteInvoice(ctx, id);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
+  });
+
+  app.post(`${one}/send`, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const notification = parseBody(notificationSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.send' }, (ctx) => actions.sendInvoice(ctx, id, notification));
+    return sendResult(reply, result);
+  });
+
+  for (const [verb, act] of [
+    ['remind', actions.remindInvoice],
+    ['cancel', actions.cancelInvoice],
+  ] as const) {
+    app.post(`${one}/${verb}`, async (request, reply) => {
+      throwMockedError(request);
+      const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+      const notification = parseBody(notificationSchema, request.body);
+      const result = await runMutation(deps, request, { operation: `invoicing.invoices.${verb}` }, async (ctx) => {
+        await act(ctx, id, notification);
+        return { status: 204, body: undefined };
+      });
+      return sendResult(reply, result);
+    });
+  }
+
+  app.post(`${one}/payments`, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const input = parseBody(paymentSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments' }, async (ctx) => ({
+      status: 200,
+      body: await actions.recordPayment(ctx, id, input),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.delete(`${one}/payments/:transaction_id`, async (request, reply) => {
+    throwMockedError(request);
+    const params = parsePath(transactionParams, request.params);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments-delete' }, async (ctx) => {
+      await actions.deletePayment(ctx, params.invoice_id, params.transaction_id);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
+  });
+
+  // The spec's "record a refund for an invoice": 200 { refund_id }.
+  app.post(`${one}/refunds`, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const input = parseBody(refundSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds' }, async (ctx) => ({
+      status: 200,
+      body: await actions.recordRefund(ctx, id, input),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.delete(`${one}/refunds/:transaction_id`, async (request, reply) => {
+    throwMockedError(request);
+    const params = parsePath(transactionParams, request.params);
+    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds-delete' }, async (ctx) => {
+      await actions.deleteRefund(ctx, params.invoice_id, params.transaction_id);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
+  });
+
+  // PNG bytes by default; `Accept: text/plain` gives the same PNG Base64-encoded, as the public API does.
+  app.post(`${one}/generate-qr-code`, async (request, reply) => {
+    throwMockedError(request);
+    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+    const options = parseBody(qrSchema, request.body);
+    const png = await invoiceQrCode(serviceContext(deps, request), id, options);
+    const accept = request.headers.accept ?? '';
+    if (/text\/plain/i.test(accept) && !/image\/png/i.test(accept)) return reply.type('text/plain').send(png.toString('base64'));
+    return reply.type('image/png').send(png);
+  });
+
+  app.post('/v2/invoicing/generate-next-invoice-number', async (request, reply) => {
+    throwMockedError(request);
+    const result = await runMutation(deps, request, { operation: 'invoicing.generate-next-invoice-number' }, async (ctx) => ({
+      status: 200,
+      body: await invoices.generateNextNumber(ctx),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.post('/v2/invoicing/search-invoices', async (request) => {
+    throwMockedError(request);
+    const query = parseQuery(searchQuerySchema, request.query);
+    const search = toSearch(parseBody(searchSchema, request.body));
+    return invoices.searchInvoices(serviceContext(deps, request), search, query);
+  });
+
+  app.get('/_payctl/outbox', async (request) => {
+    const query = parseQuery(outboxQuerySchema, request.query);
+    return listMessages(serviceContext(deps, request), {
+      limit: query.limit ?? 100,
+      ...(query.invoice_id !== undefined ? { invoiceId: query.invoice_id } : {}),
+    });
+  });
+}

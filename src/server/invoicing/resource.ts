@@ -1,0 +1,163 @@
+// The stored form of an invoice and the resource the API returns for it.
+
+import { z } from 'zod';
+import { money } from '../../lib/money.js';
+import { link, type Link } from '../http/links.js';
+import type { InvoiceAmounts } from './amounts.js';
+import { priceContent, renderAmount, renderItems } from './pricing.js';
+import { invoiceSchema, notificationSchema, type InvoiceInput, type NotificationInput } from './schema.js';
+import type { InvoiceStatus } from './states.js';
+import type { InvoiceRow } from './store.js';
+
+const storedInvoiceSchema = z.object({
+  input: invoiceSchema,
+  item_ids: z.array(z.string()),
+  /** The notification a scheduled invoice is sent with when its date comes. */
+  notification: notificationSchema.optional(),
+});
+export type StoredInvoice = z.infer<typeof storedInvoiceSchema>;
+
+const paymentSchema = z.object({
+  payment_id: z.string(),
+  type: z.string(),
+  method: z.string(),
+  payment_date: z.string(),
+  payment_date_time: z.string(),
+  note: z.string().optional(),
+  amount_minor: z.string(),
+  shipping_info: z.record(z.string(), z.unknown()).optional(),
+});
+const refundSchema = z.object({
+  refund_id: z.string(),
+  type: z.string(),
+  method: z.string(),
+  refund_date: z.string(),
+  amount_minor: z.string(),
+});
+const transactionsSchema = z.object({ payments: z.array(paymentSchema), refunds: z.array(refundSchema) });
+export type PaymentTransaction = z.infer<typeof paymentSchema>;
+export type RefundTransaction = z.infer<typeof refundSchema>;
+export type Transactions = z.infer<typeof transactionsSchema>;
+
+export function parseStoredInvoice(row: InvoiceRow): StoredInvoice {
+  return storedInvoiceSchema.parse(JSON.parse(row.body));
+}
+
+export function parseTransactions(row: InvoiceRow): Transactions {
+  return transactionsSchema.parse(JSON.parse(row.transactions));
+}
+
+export const statusOf = (row: InvoiceRow): InvoiceStatus => row.status as InvoiceStatus;
+
+export function invoicePath(id: string): string {
+  return `/v2/invoicing/invoices/${id}`;
+}
+
+/** Where a payer would view and pay the invoice (what the QR code and e-mails point at). */
+export function payerViewUrl(baseUrl: string, id: string): string {
+  return `${baseUrl}/invoice/p/${id}`;
+}
+
+function invoiceLinks(row: InvoiceRow, baseUrl: string): Link[] {
+  const path = invoicePath(row.id);
+  const links: Link[] = [link(baseUrl, path, 'self', 'GET'), link(baseUrl, path, 'replace', 'PUT')];
+  const status = statusOf(row);
+  if (status === 'DRAFT' || status === 'SCHEDULED') links.push(link(baseUrl, path, 'delete', 'DELETE'));
+  if (status === 'DRAFT') links.push(link(baseUrl, `${path}/send`, 'send', 'POST'));
+  if (['SENT', 'UNPAID', 'PARTIALLY_PAID'].includes(status)) {
+    links.push(link(baseUrl, `${path}/remind`, 'remind', 'POST'));
+    links.push(link(baseUrl, `${path}/payments`, 'record-payment', 'POST'));
+  }
+  if (status === 'SENT' || status === 'UNPAID') links.push(link(baseUrl, `${path}/cancel`, 'cancel', 'POST'));
+  if (row.paid_minor > row.refunded_minor) links.push(link(baseUrl, `${path}/refunds`, 'record-refund', 'POST'));
+  return links;
+}
+
+export interface InvoiceView {
+  row: InvoiceRow;
+  stored: StoredInvoice;
+  transactions: Transactions;
+  amounts: InvoiceAmounts;
+}
+
+export function viewOf(row: InvoiceRow): InvoiceView {
+  const stored = parseStoredInvoice(row);
+  return { row, stored, transactions: parseTransactions(row), amounts: priceContent(stored.input) };
+}
+
+/** The due amount: the total less what was paid, never below zero. */
+export function dueMinor(row: InvoiceRow): bigint {
+  const due = row.total_minor - row.paid_minor;
+  return due > 0n ? due : 0n;
+}
+
+function metadataOf(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {
+    create_time: row.create_time.replace(/\.\d{3}Z$/, 'Z'),
+    last_update_time: row.update_time.replace(/\.\d{3}Z$/, 'Z'),
+    created_by_flow: 'REGULAR_SINGLE',
+    recipient_view_url: payerViewUrl(baseUrl, row.id),
+    invoicer_view_url: `${baseUrl}${invoicePath(row.id)}`,
+  };
+  if (row.first_sent_time) metadata.first_sent_time = row.first_sent_time;
+  if (row.last_sent_time) metadata.last_sent_time = row.last_sent_time;
+  if (row.cancel_time) metadata.cancel_time = row.cancel_time;
+  return metadata;
+}
+
+export type InvoiceResource = Record<string, unknown> & { id: string; status: InvoiceStatus; links: Link[] };
+
+export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceResource {
+  const { row, stored, transactions, amounts } = view;
+  const input: InvoiceInput = stored.input;
+  const currency = row.currency;
+  const paymentTerm: Record<string, unknown> = { ...(input.detail.payment_term ?? {}) };
+  const detail: Record<string, unknown> = {
+    ...input.detail,
+    invoice_number: row.invoice_number,
+    invoice_date: row.invoice_date,
+    metadata: metadataOf(row, baseUrl),
+  };
+  if (Object.keys(paymentTerm).length > 0) detail.payment_term = paymentTerm;
+  const resource: InvoiceResource = { id: row.id, status: statusOf(row), detail, links: invoiceLinks(row, baseUrl) };
+  if (input.invoicer) resource.invoicer = input.invoicer;
+  if (input.primary_recipients) resource.primary_recipients = input.primary_recipients;
+  if (input.additional_recipients) resource.additional_recipients = input.additional_recipients;
+  if (input.items) resource.items = renderItems(input.items, stored.item_ids, amounts, currency);
+  resource.configuration = {
+    tax_calculated_after_discount: true,
+    tax_inclusive: false,
+    allow_tip: false,
+    partial_payment: { allow_partial_payment: false },
+    ...(input.configuration ?? {}),
+  };
+  resource.amount = renderAmount(input, amounts);
+  resource.due_amount = money(dueMinor(row), currency);
+  if (transactions.payments.length > 0) {
+    resource.payments = {
+      paid_amount: money(row.paid_minor, currency),
+      transactions: transactions.payments.map(({ amount_minor: minor, ...payment }) => ({ ...payment, amount: money(BigInt(minor), currency) })),
+    };
+  }
+  if (transactions.refunds.length > 0) {
+    resource.refunds = {
+      refund_amount: money(row.refunded_minor, currency),
+      transactions: transactions.refunds.map(({ amount_minor: minor, ...refund }) => ({ ...refund, amount: money(BigInt(minor), currency) })),
+    };
+  }
+  // Keep the order readers expect: links last.
+  const { links, ...rest } = resource;
+  return { ...rest, links } as InvoiceResource;
+}
+
+/** `fields=none`: the invoice's id, status and number only. */
+export function invoiceSummary(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
+  return {
+    id: row.id,
+    status: statusOf(row),
+    detail: { invoice_number: row.invoice_number },
+    links: [link(baseUrl, invoicePath(row.id), 'self', 'GET')],
+  };
+}
+
+export type { NotificationInput };
