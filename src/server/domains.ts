@@ -2,6 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
+import { registerDisputesRoutes } from './disputes/routes.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
 import { registerNotificationsRoutes } from './notifications/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
@@ -19,7 +20,7 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'orders', register: registerOrdersRoutes },
   // invoicing
   { name: 'invoicing', register: registerInvoicingRoutes },
-  // disputes
+  { name: 'disputes', register: registerDisputesRoutes }, // disputes
   // payouts
   { name: 'notifications', register: registerNotificationsRoutes },
 ];

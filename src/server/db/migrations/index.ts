@@ -2,6 +2,7 @@
 
 import { coreMigration } from './0001-core.js';
 import { ledgerMigration } from './0002-ledger.js';
+import { disputesMigration } from './0005-disputes.js';
 import { notificationsMigration } from './0007-notifications.js';
 import { invoicingMigration } from './0004-invoicing.js';
 import { paymentsMigration } from './0003-payments.js';
@@ -13,7 +14,7 @@ export const MIGRATIONS: readonly Migration[] = [
   paymentsMigration, // 0003 payments and orders
   // 0004 invoicing
   invoicingMigration,
-  // 0005 disputes
+  disputesMigration, // 0005 disputes
   // 0006 payouts
   notificationsMigration,
 ].sort((a, b) => a.id - b.id);

@@ -1,0 +1,106 @@
+// Dispute status and life-cycle stage: the API's values and which changes are allowed.
+
+import { serviceError } from '../http/errors.js';
+
+export const DISPUTE_STATUSES = [
+  'OPEN',
+  'WAITING_FOR_BUYER_RESPONSE',
+  'WAITING_FOR_SELLER_RESPONSE',
+  'UNDER_REVIEW',
+  'RESOLVED',
+  'OTHER',
+] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/** Status changes the service makes. RESOLVED -> UNDER_REVIEW is an appeal. */
+export const STATUS_TRANSITIONS: Record<DisputeStatus, readonly DisputeStatus[]> = {
+  OPEN: ['WAITING_FOR_SELLER_RESPONSE', 'WAITING_FOR_BUYER_RESPONSE', 'UNDER_REVIEW', 'RESOLVED'],
+  WAITING_FOR_SELLER_RESPONSE: ['WAITING_FOR_BUYER_RESPONSE', 'UNDER_REVIEW', 'RESOLVED'],
+  WAITING_FOR_BUYER_RESPONSE: ['WAITING_FOR_SELLER_RESPONSE', 'UNDER_REVIEW', 'RESOLVED'],
+  UNDER_REVIEW: ['WAITING_FOR_SELLER_RESPONSE', 'WAITING_FOR_BUYER_RESPONSE', 'RESOLVED'],
+  RESOLVED: ['UNDER_REVIEW'],
+  OTHER: [],
+};
+
+export const DISPUTE_STAGES = ['INQUIRY', 'CHARGEBACK', 'PRE_ARBITRATION', 'ARBITRATION'] as const;
+export type DisputeStage = (typeof DISPUTE_STAGES)[number];
+
+/** Escalation moves an inquiry to a claim (CHARGEBACK); each appeal moves one stage further. */
+export const STAGE_TRANSITIONS: Record<DisputeStage, readonly DisputeStage[]> = {
+  INQUIRY: ['CHARGEBACK'],
+  CHARGEBACK: ['PRE_ARBITRATION'],
+  PRE_ARBITRATION: ['ARBITRATION'],
+  ARBITRATION: [],
+};
+
+/** The state as one party sees it (the list filter `dispute_state`). */
+export const DISPUTE_STATES = [
+  'OPEN_INQUIRIES',
+  'REQUIRED_ACTION',
+  'REQUIRED_OTHER_PARTY_ACTION',
+  'UNDER_PAYPAL_REVIEW',
+  'APPEALABLE',
+  'RESOLVED',
+] as const;
+export type DisputeState = (typeof DISPUTE_STATES)[number];
+
+export const DISPUTE_REASONS = [
+  'MERCHANDISE_OR_SERVICE_NOT_RECEIVED',
+  'MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED',
+  'UNAUTHORISED',
+  'CREDIT_NOT_PROCESSED',
+  'DUPLICATE_TRANSACTION',
+  'INCORRECT_AMOUNT',
+  'PAYMENT_BY_OTHER_MEANS',
+  'CANCELED_RECURRING_BILLING',
+  'PROBLEM_WITH_REMITTANCE',
+  'OTHER',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+export const OUTCOME_CODES = [
+  'RESOLVED_BUYER_FAVOUR',
+  'RESOLVED_SELLER_FAVOUR',
+  'RESOLVED_WITH_PAYOUT',
+  'CANCELED_BY_BUYER',
+  'ACCEPTED',
+  'DENIED',
+  'NONE',
+] as const;
+export type OutcomeCode = (typeof OUTCOME_CODES)[number];
+
+export function assertCanTransition(operation: string, from: DisputeStatus, to: DisputeStatus): void {
+  if (from === to || STATUS_TRANSITIONS[from].includes(to)) return;
+  const allowed = STATUS_TRANSITIONS[from];
+  throw serviceError(
+    'UNPROCESSABLE_ENTITY',
+    'INVALID_STATUS_TRANSITION',
+    `${operation} cannot move a dispute from ${from} to ${to}; from ${from} it can move to ${allowed.length ? allowed.join(', ') : 'nothing'}.`,
+    { field: '/status', value: from },
+  );
+}
+
+export function assertCanAdvanceStage(operation: string, from: DisputeStage, to: DisputeStage): void {
+  if (from === to || STAGE_TRANSITIONS[from].includes(to)) return;
+  const allowed = STAGE_TRANSITIONS[from];
+  throw serviceError(
+    'UNPROCESSABLE_ENTITY',
+    'INVALID_STAGE_TRANSITION',
+    `${operation} cannot move a dispute from stage ${from} to ${to}; from ${from} it can move to ${allowed.length ? allowed.join(', ') : 'nothing (final stage)'}.`,
+    { field: '/dispute_life_cycle_stage', value: from },
+  );
+}
+
+/** The next stage an appeal leads to, if any. */
+export function appealStageAfter(stage: DisputeStage): DisputeStage | undefined {
+  return stage === 'INQUIRY' ? undefined : STAGE_TRANSITIONS[stage][0];
+}
+
+/** The merchant's view of the dispute's state (stored for the list filter, recomputed on every change). */
+export function sellerStateOf(status: DisputeStatus, stage: DisputeStage, appealable: boolean): DisputeState {
+  if (status === 'RESOLVED') return appealable ? 'APPEALABLE' : 'RESOLVED';
+  if (status === 'UNDER_REVIEW') return 'UNDER_PAYPAL_REVIEW';
+  if (status === 'WAITING_FOR_SELLER_RESPONSE') return 'REQUIRED_ACTION';
+  if (stage === 'INQUIRY') return 'OPEN_INQUIRIES';
+  return 'REQUIRED_OTHER_PARTY_ACTION';
+}
