@@ -5,6 +5,7 @@ import type { ServerDeps } from './core/deps.js';
 import { registerDisputesRoutes } from './disputes/routes.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
 import { registerNotificationsRoutes } from './notifications/routes.js';
+import { registerAuditRoutes } from './audit/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
 import { registerOrdersRoutes } from './orders/routes.js';
 import { registerPaymentsRoutes } from './payments/routes.js';
@@ -15,6 +16,7 @@ export type DomainRegistration = (app: FastifyInstance, deps: ServerDeps) => voi
 export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration }> = [
   { name: 'oauth', register: registerOauthRoutes },
   { name: 'sandbox', register: registerSandboxRoutes },
+  { name: 'audit', register: registerAuditRoutes },
   // payments and orders
   { name: 'payments', register: registerPaymentsRoutes },
   { name: 'orders', register: registerOrdersRoutes },
