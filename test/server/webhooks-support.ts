@@ -13,6 +13,8 @@ export interface ReceivedRequest {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** When the receiver sent its answer (undefined while it has not). */
+  respondedAt?: number;
 }
 
 export interface Reply {
@@ -55,6 +57,7 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
       const reply = current(entry, received.length - 1);
       if (reply.hang) return;
       const send = () => {
+        entry.respondedAt = Date.now();
         response.writeHead(reply.status, reply.headers ?? {});
         response.end(reply.body ?? '');
       };
@@ -184,4 +187,19 @@ export function verificationRequest(request: ReceivedRequest, webhookId: string)
     webhook_id: webhookId,
     webhook_event: JSON.parse(request.body) as unknown,
   };
+}
+
+/** A bearer token from any server (for servers started without the test harness). */
+export async function tokenAt(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const json = (await response.json()) as { access_token?: string };
+  if (!json.access_token) throw new Error(`token request failed: ${response.status}`);
+  return json.access_token;
 }
