@@ -9,6 +9,7 @@ import { registerAuditRoutes } from './audit/routes.js';
 import { registerOauthRoutes } from './oauth/routes.js';
 import { registerOrdersRoutes } from './orders/routes.js';
 import { registerPaymentsRoutes } from './payments/routes.js';
+import { registerPayoutsRoutes } from './payouts/routes.js';
 import { registerSandboxRoutes } from './sandbox/routes.js';
 
 export type DomainRegistration = (app: FastifyInstance, deps: ServerDeps) => void;
@@ -23,6 +24,6 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   // invoicing
   { name: 'invoicing', register: registerInvoicingRoutes },
   { name: 'disputes', register: registerDisputesRoutes }, // disputes
-  // payouts
+  { name: 'payouts', register: registerPayoutsRoutes }, // payouts
   { name: 'notifications', register: registerNotificationsRoutes },
 ];

@@ -59,6 +59,8 @@ export const ERROR_CATALOGUE = {
   INVALID_RESOURCE_ID: { status: 404, message: 'Requested resource ID was not found.' },
   VALIDATION_ERROR: { status: 400, message: 'Invalid request - see details.' },
   INTERNAL_SERVICE_ERROR: { status: 500, message: 'Internal service error.' },
+  // Payouts: a business rule refused the request (e.g. a sender_batch_id already used).
+  USER_BUSINESS_ERROR: { status: 400, message: 'User business error.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;
@@ -70,11 +72,13 @@ export class ServiceError extends Error {
   readonly status: number;
   readonly details: ErrorDetail[];
   readonly headers: Record<string, string>;
+  /** Links to related resources (e.g. the earlier batch a duplicate refers to), after information_link. */
+  readonly links: ErrorLink[];
 
   constructor(
     readonly errorName: ErrorName,
     details: ErrorDetail[] = [],
-    options: { headers?: Record<string, string>; message?: string } = {},
+    options: { headers?: Record<string, string>; message?: string; links?: ErrorLink[] } = {},
   ) {
     const entry = ERROR_CATALOGUE[errorName];
     super(options.message ?? entry.message);
@@ -82,6 +86,7 @@ export class ServiceError extends Error {
     this.status = entry.status;
     this.details = details;
     this.headers = options.headers ?? {};
+    this.links = options.links ?? [];
   }
 }
 
@@ -128,6 +133,7 @@ export function errorBody(error: ServiceError, debugId: string): ErrorBody {
   } else {
     body.links = [{ href: `${INFORMATION_BASE}${fragment}`, rel: 'information_link', method: 'GET' }];
   }
+  body.links.push(...error.links);
   return body;
 }
 

@@ -6,6 +6,7 @@ import { disputesMigration } from './0005-disputes.js';
 import { notificationsMigration } from './0007-notifications.js';
 import { invoicingMigration } from './0004-invoicing.js';
 import { paymentsMigration } from './0003-payments.js';
+import { payoutsMigration } from './0006-payouts.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -15,6 +16,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // 0004 invoicing
   invoicingMigration,
   disputesMigration, // 0005 disputes
-  // 0006 payouts
+  payoutsMigration, // 0006 payouts
   notificationsMigration,
 ].sort((a, b) => a.id - b.id);
