@@ -23,7 +23,7 @@ function issueCode(issue: z.core.$ZodIssue, input: unknown): string {
       return 'INVALID_PARAMETER_SYNTAX';
     case 'invalid_value':
     case 'invalid_union':
-      return 'INVALID_PARAMETER_VALUE';
+      return input === undefined ? 'MISSING_REQUIRED_PARAMETER' : 'INVALID_PARAMETER_VALUE';
     case 'not_multiple_of':
       return 'INVALID_PARAMETER_VALUE';
     case 'custom': {
