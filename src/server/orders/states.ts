@@ -42,6 +42,6 @@ export function assertCanTransition(operation: OrderOperation, current: OrderSta
   const allowed = ORDER_TRANSITIONS[current];
   if (allowed.includes(target)) return;
   const issue = REFUSALS[operation][current] ?? 'UNPROCESSABLE_ENTITY';
-  const next = allowed.length > 0 ? `it can go to ${allowed.join(', ')}` : 'it is final';
-  throw serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} an order in status ${current}; ${next}.`);
+  const next = allowed.length > 0 ? `from there it can go to ${allowed.join(', ')}` : 'that status is final';
+  throw serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} this order: its status is ${current} (${next}).`);
 }

@@ -9,7 +9,8 @@ export type RefundStatus = 'CANCELLED' | 'FAILED' | 'PENDING' | 'COMPLETED';
 
 export const AUTHORIZATION_TRANSITIONS: Record<AuthorizationStatus, readonly AuthorizationStatus[]> = {
   PENDING: ['CREATED', 'DENIED', 'VOIDED'],
-  CREATED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED'],
+  // CREATED -> CREATED: reauthorized (the original stays open until voided or expired).
+  CREATED: ['CREATED', 'PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED'],
   PARTIALLY_CAPTURED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED'],
   CAPTURED: [],
   DENIED: [],
@@ -82,8 +83,8 @@ function refusal(
   allowed: readonly string[],
   issue: string,
 ): ServiceError {
-  const from = allowed.length > 0 ? `it can go to ${allowed.join(', ')}` : 'it is final';
-  return serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} a ${resource} in status ${current}; ${from}.`);
+  const from = allowed.length > 0 ? `from there it can go to ${allowed.join(', ')}` : 'that status is final';
+  return serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} this ${resource}: its status is ${current} (${from}).`);
 }
 
 /** Throws the API's refusal unless `operation` may move an authorization from `current` to `target`. */
