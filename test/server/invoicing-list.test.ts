@@ -149,13 +149,13 @@ describe('out-of-range parameters (INVALID_REQUEST, location query)', () => {
 });
 
 describe('the list query uses the index', () => {
-  it('EXPLAIN QUERY PLAN: the (account, create_time, id) covering index, no table scan, no sort', async () => {
+  it('EXPLAIN QUERY PLAN: the (account, create_time, id) index, no table scan, no sort', async () => {
     // The same statement as LIST_PAGE_SQL, for page 1000 of 100.
-    const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT id FROM invoices WHERE account_id = ${bulk.payer_id} ORDER BY create_time DESC, id DESC LIMIT ${100} OFFSET ${99_900}`.execute(
+    const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM invoices WHERE account_id = ${bulk.payer_id} ORDER BY create_time DESC, id DESC LIMIT ${100} OFFSET ${99_900}`.execute(
       server.server.db,
     );
     const details = plan.rows.map((row) => row.detail).join('\n');
-    expect(details).toMatch(/USING COVERING INDEX invoices_account_created/);
+    expect(details).toMatch(/SEARCH invoices USING INDEX invoices_account_created \(account_id=\?\)/);
     expect(details).not.toMatch(/TEMP B-TREE/);
     expect(details).not.toMatch(/SCAN invoices(?! USING)/);
     expect(LIST_PAGE_SQL).toContain('ORDER BY create_time DESC, id DESC');
