@@ -13,6 +13,15 @@ export interface AppOptions {
   logLevel: string;
 }
 
+export interface RouteInfo {
+  method: string;
+  url: string;
+  auth: string;
+}
+
+/** Every route the app serves (HEAD twins left out), for tests that walk the whole API. */
+export const routeList = new WeakMap<FastifyInstance, RouteInfo[]>();
+
 /** Headers may carry a 16,000-character bearer token and 10,000-character assertions. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -30,6 +39,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
       ),
   });
   const routes = new RouteIndex();
+  const listed: RouteInfo[] = [];
   const authenticate = createAuthenticator(
     deps,
     options.adminKey,
@@ -41,6 +51,9 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routes.add(route.url, methods);
+    for (const method of methods) {
+      if (method !== 'HEAD') listed.push({ method, url: route.url, auth: route.config?.auth ?? 'bearer' });
+    }
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [authenticate, ...existing];
   });
@@ -48,6 +61,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     reply.header('cache-control', 'no-store');
     return payload;
   });
+  routeList.set(app, listed);
   installPlumbing(app, routes);
   for (const domain of DOMAINS) domain.register(app, deps);
   return app;

@@ -2,7 +2,7 @@
 
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp, routeList, type RouteInfo } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { createClock, isoSeconds } from './core/clock.js';
 import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps } from './core/deps.js';
@@ -39,6 +39,8 @@ export interface RunningServer {
   defaultCredentials: AccountCredentials;
   deps: ServerDeps;
   db: Db;
+  /** Every route served, with its auth mode. */
+  routes: readonly RouteInfo[];
   close(): Promise<void>;
 }
 
@@ -100,7 +102,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       })();
       return closing;
     };
-    return { url, dbPath: options.dbPath, adminKey, defaultCredentials: booted.credentials, deps, db: opened.db, close };
+    const routes = routeList.get(app) ?? [];
+    return { url, dbPath: options.dbPath, adminKey, defaultCredentials: booted.credentials, deps, db: opened.db, routes, close };
   } catch (error) {
     await closeDatabase(opened);
     throw error;
