@@ -168,7 +168,8 @@ describe('retries', () => {
   });
 
   it.each([[301], [400], [404], [503]])('treats %i as a failure to retry', async (status) => {
-    const refusing = await receiver(() => ({ status, headers: status === 301 ? { location: 'http://169.254.169.254/' } : {} }));
+    const headers: Record<string, string> = status === 301 ? { location: 'http://169.254.169.254/' } : {};
+    const refusing = await receiver(() => ({ status, headers }));
     await subscribe(t, refusing.url, ['PAYMENT.CAPTURE.COMPLETED']);
     const event = await capture(`REFUSE${status}00000000`);
     const delivery = await waitForDelivery(t, event.id, (d) => d.attempt_count === 1);

@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { deleteWebhook } from '../../lib/api/webhooks.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+
+export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
+  static override summary = 'Delete a webhook';
+
+  static override description = `Deletes a webhook. Deliveries still waiting for it are cancelled; its delivery history stays. Asks first on a terminal; scripts pass --yes. The API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
+
+  static override examples = ['<%= config.bin %> <%= command.id %> 5GP028458E2496506', '<%= config.bin %> <%= command.id %> 5GP028458E2496506 --yes --json'];
+
+  static override args = { id: Args.string({ description: 'Webhook id', required: true }) };
+
+  static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
+
+  async run(): Promise<{ id: string; deleted: true }> {
+    const client = this.client();
+    await this.confirm(`Delete webhook ${this.args.id}?`);
+    const requestId = this.flags['request-id'];
+    await deleteWebhook(client, this.args.id, requestId ? { requestId } : {});
+    this.renderDetail([
+      ['ID', this.args.id],
+      ['Deleted', 'yes'],
+    ]);
+    return { id: this.args.id, deleted: true };
+  }
+}
