@@ -1,7 +1,9 @@
 // Evidence files over multipart/form-data: accepted types by magic bytes, limits, durable storage and
 // download, evidence checks with the spec's issue codes, and nothing kept from a refused request.
 
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture } from './payments-helpers.js';
 
@@ -198,5 +200,44 @@ describe('evidence checks (provide-evidence and appeal)', () => {
     const input = { evidences: [{ evidence_type: 'OTHER', notes: 'a', item_id: 'A1' }, { evidence_type: 'OTHER', notes: 'b', item_id: 'B2' }] };
     const response = await t.request('POST', `/v1/customer/disputes/${id}/provide-evidence`, { body: input });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('durability', () => {
+  it('documents survive a restart of the server on the same database file', async () => {
+    const disk = await startTestServer();
+    try {
+      const authId = await authorize(disk, '12.00');
+      const captured = await capture(disk, authId);
+      const opened = await disk.request('POST', '/_payctl/disputes', { body: { disputed_transaction_id: captured.body.id, reason: 'OTHER' } });
+      const form = new FormData();
+      form.append('input', JSON.stringify(evidence));
+      form.append('evidence-file', new Blob([FILES.png], { type: 'image/png' }), 'kept.png');
+      const uploaded = await fetch(`${disk.url}/v1/customer/disputes/${opened.body.dispute_id}/provide-evidence`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${disk.merchant.token}`, prefer: 'return=representation' },
+        body: form,
+      });
+      const url = new URL(((await uploaded.json()) as any).evidences[0].documents[0].url);
+      await disk.server.close();
+
+      const again = await startServer({ dbPath: disk.dbPath, logLevel: 'silent' });
+      try {
+        const creds = again.defaultCredentials;
+        const token = await fetch(`${again.url}/v1/oauth2/token`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        });
+        const { access_token: accessToken } = (await token.json()) as { access_token: string };
+        const download = await fetch(`${again.url}${url.pathname}`, { headers: { authorization: `Bearer ${accessToken}` } });
+        expect(download.status).toBe(200);
+        expect(Buffer.from(await download.arrayBuffer()).equals(FILES.png)).toBe(true);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(disk.dir, { recursive: true, force: true });
+    }
   });
 });

@@ -489,3 +489,17 @@ describe('list', () => {
     expect(recent.body.items).toHaveLength(3);
   });
 });
+
+describe('reset', () => {
+  it('POST /_payctl/reset deletes the account\'s disputes and their documents', async () => {
+    const merchant = await t.createMerchant();
+    const { captureId } = await capturedPayment(t, '10.00', 'USD', merchant.token);
+    const dispute = await openDispute(captureId, 'OTHER', {}, merchant.token);
+    const reset = await t.request('POST', '/_payctl/reset', { token: merchant.token });
+    expect(reset.status).toBe(200);
+    const gone = await t.request('GET', `/v1/customer/disputes/${dispute.dispute_id}`, { token: merchant.token });
+    expect(gone.status).toBe(404);
+    const mine = await t.request('GET', '/v1/customer/disputes', {});
+    expect(mine.status).toBe(200);
+  });
+});

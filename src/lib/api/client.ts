@@ -40,8 +40,8 @@ export interface ApiRequest {
   query?: Record<string, QueryValue>;
   /** Sent as JSON. */
   body?: unknown;
-  /** Sent exactly as given, as JSON; wins over `body`. */
-  rawBody?: string;
+  /** Sent exactly as given (as JSON unless `headers` sets content-type, e.g. multipart bytes); wins over `body`. */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   requestId?: string;
   prefer?: string;

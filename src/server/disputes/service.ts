@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { ServiceContext } from '../core/deps.js';
 import { isoMillis } from '../core/clock.js';
+import { money } from '../../lib/money.js';
 import { serviceError } from '../http/errors.js';
 import { assertSellerCan, offerPending } from './actions.js';
 import { amountIn, returnAddress } from './amounts.js';
@@ -87,7 +88,7 @@ export function makeOffer(ctx: ServiceContext, id: string, input: z.infer<typeof
       throw serviceError('VALIDATION_ERROR', 'AMOUNT_SHOULD_NOT_BE_PASSED', 'A replacement without refund takes no offer_amount.', { field: '/offer_amount' });
     }
     const address = returnAddress(input.return_shipping_address, input.offer_type === 'REFUND_WITH_RETURN');
-    const offeredAmount = input.offer_amount && offeredMinor !== undefined ? { currency_code: dispute.currency, value: input.offer_amount.value } : undefined;
+    const offeredAmount = offeredMinor !== undefined ? money(offeredMinor, dispute.currency) : undefined;
     dispute.details.offer = {
       offer_type: input.offer_type,
       ...(offeredAmount ? { seller_offered_amount: offeredAmount } : {}),

@@ -1,0 +1,65 @@
+import { Args, Flags } from '@oclif/core';
+import { getDispute, makeOffer, type Dispute } from '../../lib/api/disputes.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
+import { nextSteps, summaryRows } from './get.js';
+
+export default class DisputesMakeOffer extends BaseCommand<typeof DisputesMakeOffer> {
+  static override summary = 'Offer the buyer a resolution (inquiry stage)';
+
+  static override description = `Proposes a refund, a refund against the item's return, a refund with a replacement, or a
+replacement alone. The buyer accepts or denies; an accepted refund is paid from the capture. The
+currency defaults to the dispute's.`;
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type REFUND --amount 15.00 --note "Half back for the delay"',
+    '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type REPLACEMENT_WITHOUT_REFUND --note "A new one ships today"',
+    '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type REFUND_WITH_RETURN --amount 30.00 --note "Send it back" --return-country US --return-line1 "1 Main St" --return-city "San Jose" --return-postal-code 95131',
+  ];
+
+  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+
+  static override flags = {
+    type: Flags.string({ description: 'Offer type', options: ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'], required: true }),
+    amount: amountFlag({ description: 'Amount offered (not for REPLACEMENT_WITHOUT_REFUND)' }),
+    currency: currencyFlag({ description: "Currency of --amount (default: the dispute's)" }),
+    note: Flags.string({ description: 'Note to the buyer (1 to 2000 characters)', required: true }),
+    'return-country': Flags.string({ description: 'Return address: two-letter country code (REFUND_WITH_RETURN)' }),
+    'return-line1': Flags.string({ description: 'Return address: street line' }),
+    'return-city': Flags.string({ description: 'Return address: city' }),
+    'return-state': Flags.string({ description: 'Return address: state or region' }),
+    'return-postal-code': Flags.string({ description: 'Return address: postal code' }),
+    'request-id': requestIdFlag(),
+  };
+
+  async run(): Promise<Dispute> {
+    const client = this.client();
+    const body: Record<string, unknown> = { note: this.flags.note, offer_type: this.flags.type };
+    if (this.flags.amount) {
+      const currency = this.flags.currency ?? (await getDispute(client, this.args.id)).dispute_amount?.currency_code ?? 'USD';
+      body.offer_amount = moneyFromFlags(this.flags.amount, currency);
+    }
+    const address = returnAddressFrom(this.flags);
+    if (address) body.return_shipping_address = address;
+    const dispute = await makeOffer(client, this.args.id, body, this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {});
+    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    return dispute;
+  }
+}
+
+/** The return_shipping_address from the --return-* flags, if any was given. */
+export function returnAddressFrom(flags: {
+  'return-country'?: string | undefined;
+  'return-line1'?: string | undefined;
+  'return-city'?: string | undefined;
+  'return-state'?: string | undefined;
+  'return-postal-code'?: string | undefined;
+}): Record<string, string> | undefined {
+  const address: Record<string, string> = {};
+  if (flags['return-country']) address.country_code = flags['return-country'].toUpperCase();
+  if (flags['return-line1']) address.address_line_1 = flags['return-line1'];
+  if (flags['return-city']) address.admin_area_2 = flags['return-city'];
+  if (flags['return-state']) address.admin_area_1 = flags['return-state'];
+  if (flags['return-postal-code']) address.postal_code = flags['return-postal-code'];
+  return Object.keys(address).length > 0 ? address : undefined;
+}
