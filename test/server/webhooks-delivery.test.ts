@@ -7,6 +7,7 @@ import { cryptoIds } from '../../src/server/core/ids.js';
 import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
 import { startServer } from '../../src/server/index.js';
+import { guardedLookup } from '../../src/server/notifications/url-guard.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, retryAfterSeconds } from '../../src/server/notifications/retry-schedule.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
 import {
@@ -127,6 +128,25 @@ describe('retries', () => {
     expect(new Set(delivery.attempts.map((a) => a.transmission_id))).toEqual(
       new Set(flaky.received.map((r) => r.headers['paypal-transmission-id'])),
     );
+  });
+
+  it('delivers to a host name (resolved through the guarded lookup)', async () => {
+    const named = await receiver();
+    await subscribe(t, `http://localhost:${named.port}/named`, ['PAYMENT.CAPTURE.COMPLETED']);
+    const event = await capture('LOCALHOST00000001');
+    const delivery = await waitForDelivery(t, event.id, (d) => d.status === 'DELIVERED');
+    expect(delivery.attempts[0]?.url).toBe(`http://localhost:${named.port}/named/captures/LOCALHOST00000001`);
+  });
+
+  it('refuses to connect to a forbidden name at delivery time', async () => {
+    const result = await new Promise<{ code?: string }>((resolve) =>
+      guardedLookup('metadata.google.internal', {}, (error) => resolve({ code: (error as { code?: string } | null)?.code })),
+    );
+    expect(result.code).toBe('EFORBIDDEN');
+    const local = await new Promise<string | undefined>((resolve) =>
+      guardedLookup('localhost', { all: true }, (error, addresses) => resolve(error ? undefined : JSON.stringify(addresses))),
+    );
+    expect(local).toMatch(/127\.0\.0\.1|::1/);
   });
 
   it('records a network error when nothing listens, and retries', async () => {
