@@ -75,6 +75,7 @@ describe('payctl sandbox dispute open', () => {
 
 describe('payctl disputes list and get', () => {
   it('lists as TSV when piped and as the API page with --json; get prints a case file', async () => {
+    await openDispute('11.00');
     const id = await openDispute('10.00');
     const piped = await cli('disputes', 'list');
     expect(piped.code, piped.stderr).toBe(0);

@@ -112,12 +112,12 @@ the commands for the actions the dispute allows now. --json prints the API's dis
 function caseFile(dispute: Dispute): string {
   const chalk = stdoutChalk();
   const heading = (text: string) => chalk.bold(text);
-  const rows = summaryRows(dispute).filter(([, value]) => value);
+  const refundable = dispute.refund_details?.allowed_refund_amount;
+  const extra: DetailRow = ['Refundable', refundable ? formatMoney(refundable) : undefined];
+  const rows = [...summaryRows(dispute), extra].filter(([, value]) => value);
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = [heading('Summary')];
   for (const [label, value, kind] of rows) lines.push(`  ${label.padEnd(width)}  ${kind === 'status' && value ? colorStatus(value, chalk) : value}`);
-  const refundable = dispute.refund_details?.allowed_refund_amount;
-  if (refundable) lines.push(`  ${'Refundable'.padEnd(width)}  ${formatMoney(refundable)}`);
   const transaction = dispute.disputed_transactions?.[0];
   if (transaction) {
     lines.push('', heading('Transaction'));
