@@ -1,6 +1,8 @@
 // Ledger audit checks: each is one SQL query returning the rows that break an invariant.
 
 import { sql, type RawBuilder } from 'kysely';
+import { INVOICE_CHECKS } from './invoice-checks.js';
+import { PAYOUT_CHECKS } from './payout-checks.js';
 
 export interface AuditCheck {
   name: string;
@@ -94,4 +96,6 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
       JOIN captures c ON c.id = r.capture_id
       WHERE ${scope('r.account_id', accountId)} AND r.account_id <> c.account_id`,
   },
+  ...INVOICE_CHECKS,
+  ...PAYOUT_CHECKS,
 ];

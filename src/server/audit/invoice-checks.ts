@@ -1,0 +1,81 @@
+// Invoice invariants: recorded payments and refunds (the `transactions` JSON) against the scalar
+// amounts and the status they imply.
+//
+// The transactions live in a JSON column, so these checks use SQLite's json_each/json_extract; a
+// PostgreSQL audit would use jsonb_array_elements. The audit is a diagnostic over the stored
+// rows, not a store, so it speaks the database's dialect where the data leaves no other way.
+
+import { sql } from 'kysely';
+import type { AuditCheck } from './checks.js';
+
+const scope = (column: string, accountId: string | null) =>
+  accountId === null ? sql`1 = 1` : sql`${sql.ref(column)} = ${accountId}`;
+
+/** One row per invoice with the sums and counts of its recorded transactions (NULLs when its JSON is unreadable). */
+const invoiceTotals = (accountId: string | null) => sql`
+  SELECT i.id AS invoice_id, i.account_id, i.status, i.total_minor, i.paid_minor, i.refunded_minor,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COALESCE(SUM(CAST(json_extract(p.value, '$.amount_minor') AS INTEGER)), 0) FROM json_each(i.transactions, '$.payments') p)
+    END AS payments,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COALESCE(SUM(CAST(json_extract(r.value, '$.amount_minor') AS INTEGER)), 0) FROM json_each(i.transactions, '$.refunds') r)
+    END AS refunds,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COUNT(*) FROM json_each(i.transactions, '$.payments') p
+       WHERE CAST(json_extract(p.value, '$.amount_minor') AS INTEGER) <= 0
+          OR CAST(CAST(json_extract(p.value, '$.amount_minor') AS INTEGER) AS TEXT) <> json_extract(p.value, '$.amount_minor'))
+      + (SELECT COUNT(*) FROM json_each(i.transactions, '$.refunds') r
+       WHERE CAST(json_extract(r.value, '$.amount_minor') AS INTEGER) <= 0
+          OR CAST(CAST(json_extract(r.value, '$.amount_minor') AS INTEGER) AS TEXT) <> json_extract(r.value, '$.amount_minor'))
+    END AS bad_amounts,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COUNT(*) FROM json_each(i.transactions, '$.payments') p WHERE json_extract(p.value, '$.type') <> 'EXTERNAL')
+    END AS platform_payments,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COUNT(*) FROM json_each(i.transactions, '$.refunds') r WHERE json_extract(r.value, '$.type') <> 'EXTERNAL')
+    END AS platform_refunds
+  FROM invoices i
+  WHERE ${scope('i.account_id', accountId)}`;
+
+/** Statuses of an invoice with nothing paid: never sent, sent and waiting, or cancelled. */
+const NOTHING_PAID = sql`('DRAFT', 'SCHEDULED', 'SENT', 'UNPAID', 'CANCELLED', 'PAYMENT_PENDING')`;
+
+export const INVOICE_CHECKS: readonly AuditCheck[] = [
+  {
+    name: 'invoice-amounts-match-transactions',
+    description: "an invoice's paid and refunded amounts equal the sums of its recorded payments and refunds, each a positive whole number of minor units",
+    tables: ['invoices'],
+    query: (accountId) => sql`
+      SELECT invoice_id, account_id, paid_minor, refunded_minor, payments, refunds, bad_amounts FROM (${invoiceTotals(accountId)}) t
+      WHERE payments IS NULL OR refunds IS NULL OR paid_minor <> payments OR refunded_minor <> refunds OR bad_amounts > 0`,
+  },
+  {
+    name: 'invoice-refunds-within-payments',
+    description: 'refunds never exceed payments, and payments never exceed the invoice total',
+    tables: ['invoices'],
+    query: (accountId) => sql`
+      SELECT id AS invoice_id, account_id, total_minor, paid_minor, refunded_minor FROM invoices
+      WHERE ${scope('account_id', accountId)}
+        AND (refunded_minor < 0 OR paid_minor < 0 OR refunded_minor > paid_minor OR paid_minor > total_minor)`,
+  },
+  {
+    name: 'invoice-status-matches-amounts',
+    description:
+      "an invoice's status is what its payments and refunds make it: nothing paid (DRAFT, SCHEDULED, SENT, UNPAID, CANCELLED), " +
+      'PARTIALLY_PAID, PAID or MARKED_AS_PAID (every payment external), PARTIALLY_REFUNDED, REFUNDED or MARKED_AS_REFUNDED (every refund external)',
+    tables: ['invoices'],
+    query: (accountId) => sql`
+      SELECT invoice_id, account_id, status, expected, total_minor, paid_minor, refunded_minor FROM (
+        SELECT t.*, CASE
+          WHEN refunded_minor > 0 AND refunded_minor < paid_minor THEN 'PARTIALLY_REFUNDED'
+          WHEN refunded_minor > 0 THEN CASE WHEN platform_refunds = 0 THEN 'MARKED_AS_REFUNDED' ELSE 'REFUNDED' END
+          WHEN paid_minor = 0 THEN 'nothing paid'
+          WHEN paid_minor < total_minor THEN 'PARTIALLY_PAID'
+          ELSE CASE WHEN platform_payments = 0 THEN 'MARKED_AS_PAID' ELSE 'PAID' END
+        END AS expected
+        FROM (${invoiceTotals(accountId)}) t
+      ) s
+      WHERE platform_payments IS NOT NULL
+        AND ((expected = 'nothing paid' AND status NOT IN ${NOTHING_PAID}) OR (expected <> 'nothing paid' AND status <> expected))`,
+  },
+];
