@@ -108,3 +108,18 @@ describe('another merchant', () => {
     expect(events.map((event) => event.account_id)).toEqual([t.merchant.payer_id]);
   });
 });
+
+describe('reset', () => {
+  it("POST /_payctl/reset deletes the caller's orders and payments and nothing of other merchants", async () => {
+    const mine = await t.createMerchant();
+    const theirs = await t.createMerchant();
+    const myAuth = await authorize(t, '10.00', 'USD', { token: mine.token });
+    const theirAuth = await authorize(t, '10.00', 'USD', { token: theirs.token });
+    const reset = await t.request('POST', '/_payctl/reset', { token: mine.token });
+    expect(reset.status).toBe(200);
+    expect((await t.request('GET', `/v2/payments/authorizations/${myAuth}`, { token: mine.token })).status).toBe(404);
+    const left = await t.server.db.selectFrom('orders').select('id').where('account_id', '=', mine.payer_id).execute();
+    expect(left).toHaveLength(0);
+    expect((await t.request('GET', `/v2/payments/authorizations/${theirAuth}`, { token: theirs.token })).body.status).toBe('CREATED');
+  });
+});

@@ -12,6 +12,8 @@ export interface ServerConfig {
   tokenLifetimeSeconds: number;
   /** Captures may total at most this percentage of the authorized amount. */
   overCapturePercent: number;
+  /** Captures one authorization accepts (MAX_CAPTURE_COUNT_EXCEEDED beyond). */
+  maxCapturesPerAuthorization: number;
   /** Requests per second per app; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -23,17 +25,23 @@ export interface ServerConfig {
   groupCommit: boolean;
   /** Directory for files the server keeps outside SQLite (dispute evidence); null = in the database. */
   filesDir: string | null;
+  /** A client must send its request headers within this time, and the whole request within requestTimeoutMs. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
   tokenLifetimeSeconds: 32_400,
   overCapturePercent: 115,
+  maxCapturesPerAuthorization: 1_000_000,
   rateLimitPerSecond: 0,
   rateLimitBurst: 0,
   bodyLimit: 1024 * 1024,
   jobIntervalMs: 1000,
   groupCommit: true,
   filesDir: null,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
 };
 
 export type AccountHook = (db: Queryable, accountId: string) => Promise<void>;

@@ -8,6 +8,7 @@ import { notFound, serviceError } from '../http/errors.js';
 import { amountOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
+import { noteExpiry } from './expiry-cache.js';
 import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Resource } from './present.js';
 import type { CaptureBody, ReauthorizeBody } from './schema.js';
 import {
@@ -22,8 +23,6 @@ const DAY = 86_400;
 /** An authorization can be captured for 29 days; the first 3 are its honour period. */
 export const AUTHORIZATION_PERIOD_SECONDS = 29 * DAY;
 export const HONOR_PERIOD_SECONDS = 3 * DAY;
-/** Captures (not counting declined ones) one authorization accepts. */
-export const MAX_CAPTURES_PER_AUTHORIZATION = 255n;
 
 export interface NewAuthorization {
   orderId: string;
@@ -70,6 +69,7 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
     update_time: now,
   };
   await store.insertAuthorization(ctx.db, row);
+  noteExpiry(ctx.deps, ctx.accountId, row.expiration_time);
   const resource = presentAuthorization(row, ctx.baseUrl);
   await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);
   return resource;
@@ -132,12 +132,10 @@ async function assertCapturable(ctx: ServiceContext, row: store.AuthorizationRow
       value: body.invoice_id,
     });
   }
-  if (row.capture_count >= MAX_CAPTURES_PER_AUTHORIZATION) {
-    throw serviceError(
-      'UNPROCESSABLE_ENTITY',
-      'MAX_CAPTURE_COUNT_EXCEEDED',
-      `An authorization accepts at most ${MAX_CAPTURES_PER_AUTHORIZATION} captures.`,
-    );
+  // Declined captures do not count.
+  const maxCaptures = BigInt(ctx.deps.config.maxCapturesPerAuthorization);
+  if (row.capture_count >= maxCaptures) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'MAX_CAPTURE_COUNT_EXCEEDED', `An authorization accepts at most ${maxCaptures} captures.`);
   }
   const percent = BigInt(ctx.deps.config.overCapturePercent);
   if ((row.captured_minor + amountMinor) * 100n > row.amount_minor * percent) {
@@ -288,6 +286,7 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
     update_time: now,
   };
   await store.insertAuthorization(ctx.db, row);
+  noteExpiry(ctx.deps, ctx.accountId, row.expiration_time);
   await store.updateAuthorization(ctx.db, ctx.accountId, original.id, { reauthorization_id: row.id, update_time: now });
   const resource = presentAuthorization(row, ctx.baseUrl);
   await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);

@@ -9,6 +9,7 @@ import { listAccounts } from '../oauth/store.js';
 import { expireDueAuthorizations } from './authorizations.js';
 import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
 import { dueAuthorizations } from './store.js';
+import { forgetExpiries, knownNextExpiry, recountNextExpiry } from './expiry-cache.js';
 
 /** Most batches (of up to 500) one sweep handles; what is left waits for the next one. */
 const MAX_BATCHES = 100;
@@ -28,16 +29,24 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
   return total;
 }
 
+/** Sweeps the account if its earliest open expiration time has passed on its clock. */
+async function sweepIfDue(deps: ServerDeps, accountId: string, baseUrl: string): Promise<void> {
+  const known = knownNextExpiry(deps, accountId);
+  const next = known === undefined ? await recountNextExpiry(deps, accountId) : known;
+  if (next === null || next > isoSeconds(deps.clock.now(accountId))) return;
+  await sweepAccount(deps, accountId, baseUrl);
+  await recountNextExpiry(deps, accountId);
+}
+
 /** Before a payments request: expiry must not depend on when the job last ran. */
 export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
   const ctx = serviceContext(deps, request);
-  await sweepAccount(deps, ctx.accountId, ctx.baseUrl);
+  await sweepIfDue(deps, ctx.accountId, ctx.baseUrl);
 }
 
 export function registerExpiryJob(deps: ServerDeps): void {
+  deps.hooks.onAccountReset.push(async (_db, accountId) => forgetExpiries(deps, accountId));
   deps.scheduler.register('payments.expire-authorizations', async () => {
-    for (const account of await listAccounts(deps.db)) {
-      await sweepAccount(deps, account.id, deps.publicUrl());
-    }
+    for (const account of await listAccounts(deps.db)) await sweepIfDue(deps, account.id, deps.publicUrl());
   });
 }

@@ -115,6 +115,19 @@ export function dueAuthorizations(db: Queryable, accountId: string, nowIso: stri
     .execute();
 }
 
+/** The earliest expiration time among the account's open authorizations, or null. */
+export async function earliestOpenExpiry(db: Queryable, accountId: string, openStatuses: readonly string[]): Promise<string | null> {
+  const row = await db
+    .selectFrom('authorizations')
+    .select('expiration_time')
+    .where('account_id', '=', accountId)
+    .where('status', 'in', [...openStatuses])
+    .orderBy('expiration_time')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.expiration_time ?? null;
+}
+
 export async function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
   const row = await db
     .selectFrom('authorizations')

@@ -42,7 +42,7 @@ export const paymentsMigration: Migration = {
       update_time TEXT NOT NULL,
       CHECK (captured_minor >= 0)
     )`,
-    `CREATE INDEX authorizations_account_expiry ON authorizations(account_id, expiration_time)`,
+    `CREATE INDEX authorizations_open_expiry ON authorizations(account_id, status, expiration_time)`,
     `CREATE INDEX authorizations_order ON authorizations(order_id)`,
     `CREATE INDEX authorizations_invoice ON authorizations(account_id, invoice_id)`,
     `CREATE TABLE captures (
