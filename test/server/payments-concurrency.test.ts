@@ -11,7 +11,12 @@ beforeAll(async () => {
   t = await startTestServer({ memory: true });
 });
 afterAll(async () => {
+  // Whatever ran concurrently above, the ledger invariants hold at the end.
+  const audit = await t.request('GET', '/_payctl/audit', { token: t.adminKey });
+  const broken = audit.body.checks.filter((check: { violations: unknown[] }) => check.violations.length > 0);
   await t.close();
+  expect(broken).toEqual([]);
+  expect(audit.body.ok).toBe(true);
 });
 
 async function movements(referenceIds: readonly string[]) {
