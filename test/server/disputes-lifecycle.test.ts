@@ -406,6 +406,30 @@ describe('deadlines on the account clock', () => {
   });
 });
 
+describe('the appeal window', () => {
+  it('closes after 10 days on the account clock: no appeal link, dispute_state RESOLVED, an UPDATED event', async () => {
+    const merchant = await t.createMerchant();
+    const { captureId } = await capturedPayment(t, '20.00', 'USD', merchant.token);
+    const { dispute_id: id } = await openDispute(captureId, 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED', {}, merchant.token);
+    const as = (token: string) => ({ token, headers: REPRESENTATION });
+    await t.request('POST', `/v1/customer/disputes/${id}/escalate`, { ...as(merchant.token), body: { note: 'n' } });
+    await t.request('POST', `/v1/customer/disputes/${id}/provide-evidence`, { ...as(merchant.token), body: { evidences: [{ evidence_type: 'OTHER', notes: 'n' }] } });
+    const decided = await t.request('POST', `/v1/customer/disputes/${id}/adjudicate`, { ...as(merchant.token), body: { adjudication_outcome: 'BUYER_FAVOR' } });
+    expect(rels(decided.body)).toEqual(['appeal', 'self']);
+    await t.advanceClock(10 * DAY + 1, merchant.token);
+    const token = await t.tokenFor(merchant.client_id, merchant.client_secret);
+    const after = (await t.request('GET', `/v1/customer/disputes/${id}`, { token })).body;
+    expect(rels(after)).toEqual(['self']);
+    const listed = (await t.request('GET', `/v1/customer/disputes?disputed_transaction_id=${captureId}`, { token })).body;
+    expect(listed.items[0].dispute_state).toBe('RESOLVED');
+    const late = await t.request('POST', `/v1/customer/disputes/${id}/appeal`, { token, body: { evidences: [{ evidence_type: 'OTHER', notes: 'late' }] } });
+    expect([late.status, late.body.details?.[0]?.issue]).toEqual([422, 'NOT_APPEALABLE']);
+    const events = (await outbox(t, merchant.payer_id)).filter((row) => row.resource_id === id).map((row) => row.event_type);
+    expect(events.at(-1)).toBe('CUSTOMER.DISPUTE.UPDATED');
+    expect(events.filter((type) => type === 'CUSTOMER.DISPUTE.RESOLVED')).toHaveLength(1);
+  });
+});
+
 describe('tenancy', () => {
   it("another merchant sees nothing of a dispute: not found everywhere, not in its list", async () => {
     const { id, captureId } = await disputed('10.00');
