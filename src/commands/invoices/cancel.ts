@@ -1,0 +1,47 @@
+import { Args, Flags } from '@oclif/core';
+import { cancelInvoice, type Notification } from '../../lib/api/invoices.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+
+export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
+  static override summary = 'Cancel a sent invoice';
+
+  static override description = 'Cancels a SENT or UNPAID invoice and notifies the recipient (unless --no-email). Drafts are deleted instead; paid invoices cannot be cancelled. Asks first on a terminal; scripts pass --yes. The API answers 204 with no body, so --json prints {"id": ..., "cancelled": true}.';
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N',
+    '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --note "Sent by mistake" --yes --json',
+  ];
+
+  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+
+  static override flags = {
+    subject: Flags.string({ description: 'E-mail subject' }),
+    note: Flags.string({ description: 'Note in the e-mail' }),
+    cc: Flags.string({ description: 'Also send to this address (repeatable)', multiple: true }),
+    'copy-me': Flags.boolean({ description: 'Send a copy to the invoicer' }),
+    'no-email': Flags.boolean({ description: 'Do not e-mail the recipient' }),
+    yes: yesFlag(),
+    'request-id': requestIdFlag(),
+  };
+
+  async run(): Promise<{ id: string; cancelled: true }> {
+    const f = this.flags;
+    const client = this.client();
+    await this.confirm(`Cancel invoice ${this.args.id}?`);
+    const notification: Notification = {
+      ...(f.subject ? { subject: f.subject } : {}),
+      ...(f.note ? { note: f.note } : {}),
+      ...(f.cc?.length ? { additional_recipients: f.cc } : {}),
+      ...(f['copy-me'] ? { send_to_invoicer: true } : {}),
+      ...(f['no-email'] ? { send_to_recipient: false } : {}),
+    };
+    const requestId = f['request-id'];
+    await cancelInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    this.renderDetail([
+      ['ID', this.args.id],
+      ['Cancelled', 'yes'],
+    ]);
+    return { id: this.args.id, cancelled: true };
+  }
+}

@@ -1,0 +1,81 @@
+import { Flags } from '@oclif/core';
+import { listInvoices, searchInvoices, type Invoice, type InvoicePage } from '../../lib/api/invoices.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { formatMoney } from '../../lib/render/format.js';
+import type { Column } from '../../lib/render/table.js';
+
+const STATUSES = [
+  'DRAFT', 'SENT', 'SCHEDULED', 'PAID', 'MARKED_AS_PAID', 'CANCELLED', 'REFUNDED', 'PARTIALLY_PAID',
+  'PARTIALLY_REFUNDED', 'MARKED_AS_REFUNDED', 'UNPAID', 'PAYMENT_PENDING',
+];
+
+/** The service serves pages 1..1000. */
+const LAST_PAGE = 1000;
+
+export function recipientOf(invoice: Invoice): string {
+  const billing = invoice.primary_recipients?.[0]?.billing_info;
+  if (!billing) return '';
+  const name = [billing.name?.given_name, billing.name?.surname].filter(Boolean).join(' ');
+  return billing.email_address ?? billing.business_name ?? name;
+}
+
+/** The columns of every invoice table (list and search). */
+export const INVOICE_COLUMNS: ReadonlyArray<Column<Invoice>> = [
+  { header: 'Number', value: (invoice) => invoice.detail.invoice_number },
+  { header: 'ID', value: (invoice) => invoice.id },
+  { header: 'Recipient', value: recipientOf },
+  { header: 'Status', value: (invoice) => invoice.status, status: true },
+  { header: 'Total', value: (invoice) => formatMoney(invoice.amount) },
+  { header: 'Due', value: (invoice) => formatMoney(invoice.due_amount) },
+  { header: 'Due date', value: (invoice) => invoice.detail.payment_term?.due_date },
+];
+
+export default class InvoicesList extends BaseCommand<typeof InvoicesList> {
+  static override summary = 'List invoices, newest first';
+
+  static override description = `Shows one page of invoices (20 by default) as a table: number, id, recipient, status,
+total and amount due. --status filters (through the search API). --all follows the pages to the
+end (100 per page, at most the API's 1000 pages); with --json it prints one invoice per line
+(NDJSON) when piped, a JSON array on a terminal. Without --all, --json prints the API's page as is.`;
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --status SENT --status PARTIALLY_PAID --page-size 50',
+    '<%= config.bin %> <%= command.id %> --all --json | jq -r .id',
+  ];
+
+  static override flags = {
+    page: Flags.integer({ description: 'Page number (1 to 1000)', min: 1, max: 1000, exclusive: ['all'] }),
+    'page-size': Flags.integer({ description: 'Items per page (1 to 100)', min: 1, max: 100 }),
+    all: Flags.boolean({ description: 'Follow every page' }),
+    status: Flags.string({ description: 'Only invoices in this status (repeatable, up to 5)', multiple: true, options: STATUSES }),
+    total: Flags.boolean({ description: 'Ask for total_items and total_pages (shown on stderr)' }),
+  };
+
+  async run(): Promise<InvoicePage | Invoice[] | undefined> {
+    const client = this.client();
+    const statuses = this.flags.status;
+    const fetchPage = (page: number, pageSize: number | undefined) => {
+      const options = { page, ...(pageSize ? { pageSize } : {}), ...(this.flags.total ? { totalRequired: true } : {}) };
+      return statuses?.length ? searchInvoices(client, { status: statuses }, options) : listInvoices(client, options);
+    };
+    if (!this.flags.all) {
+      const page = await fetchPage(this.flags.page ?? 1, this.flags['page-size']);
+      this.renderTable(page.items, INVOICE_COLUMNS);
+      if (page.total_items !== undefined) this.notice(`${page.total_items} invoices in ${page.total_pages ?? 0} pages`);
+      return page;
+    }
+    const ndjson = this.jsonEnabled() && !process.stdout.isTTY;
+    const size = this.flags['page-size'] ?? 100;
+    const all: Invoice[] = [];
+    for (let page = 1; page <= LAST_PAGE; page += 1) {
+      const result = await fetchPage(page, size);
+      if (ndjson) for (const invoice of result.items) process.stdout.write(`${JSON.stringify(invoice)}\n`);
+      else all.push(...result.items);
+      if (result.items.length < size || !result.links?.some((link) => link.rel === 'next')) break;
+    }
+    if (ndjson) return undefined;
+    this.renderTable(all, INVOICE_COLUMNS);
+    return all;
+  }
+}

@@ -1,0 +1,45 @@
+import { Args, Flags } from '@oclif/core';
+import { remindInvoice, type Notification } from '../../lib/api/invoices.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { requestIdFlag } from '../../lib/flags.js';
+
+export default class InvoicesRemind extends BaseCommand<typeof InvoicesRemind> {
+  static override summary = 'Remind the recipient of a sent, unpaid invoice';
+
+  static override description = 'Records a reminder e-mail to the recipient (on a payctl server: in the outbox). Only SENT, UNPAID and PARTIALLY_PAID invoices can be reminded. The API answers 204 with no body, so --json prints {"id": ..., "reminded": true}.';
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N',
+    '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --note "A friendly reminder" --json',
+  ];
+
+  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+
+  static override flags = {
+    subject: Flags.string({ description: 'E-mail subject' }),
+    note: Flags.string({ description: 'Note in the e-mail' }),
+    cc: Flags.string({ description: 'Also send to this address (repeatable)', multiple: true }),
+    'copy-me': Flags.boolean({ description: 'Send a copy to the invoicer' }),
+    'no-email': Flags.boolean({ description: 'Do not e-mail the recipient' }),
+    'request-id': requestIdFlag(),
+  };
+
+  async run(): Promise<{ id: string; reminded: true }> {
+    const f = this.flags;
+    const client = this.client();
+    const notification: Notification = {
+      ...(f.subject ? { subject: f.subject } : {}),
+      ...(f.note ? { note: f.note } : {}),
+      ...(f.cc?.length ? { additional_recipients: f.cc } : {}),
+      ...(f['copy-me'] ? { send_to_invoicer: true } : {}),
+      ...(f['no-email'] ? { send_to_recipient: false } : {}),
+    };
+    const requestId = f['request-id'];
+    await remindInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    this.renderDetail([
+      ['ID', this.args.id],
+      ['Reminded', 'yes'],
+    ]);
+    return { id: this.args.id, reminded: true };
+  }
+}

@@ -1,0 +1,29 @@
+import { Args } from '@oclif/core';
+import { deleteTemplate } from '../../lib/api/templates.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+
+export default class TemplatesDelete extends BaseCommand<typeof TemplatesDelete> {
+  static override summary = 'Delete an invoice template';
+
+  static override description = `Deletes one of your templates (the system templates cannot be deleted). Asks first on a
+terminal; scripts pass --yes. The API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
+
+  static override examples = ['<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X', '<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X --yes --json'];
+
+  static override args = { id: Args.string({ description: 'Template id', required: true }) };
+
+  static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
+
+  async run(): Promise<{ id: string; deleted: true }> {
+    const client = this.client();
+    await this.confirm(`Delete template ${this.args.id}?`);
+    const requestId = this.flags['request-id'];
+    await deleteTemplate(client, this.args.id, requestId ? { requestId } : {});
+    this.renderDetail([
+      ['ID', this.args.id],
+      ['Deleted', 'yes'],
+    ]);
+    return { id: this.args.id, deleted: true };
+  }
+}

@@ -1,0 +1,190 @@
+// The invoicing API: invoices, their actions, search, numbers, QR codes, and the server's outbox.
+
+import { z } from 'zod';
+import type { ApiClient } from './client.js';
+import { linkSchema } from './types.js';
+
+const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
+
+const billingSchema = z.looseObject({
+  business_name: z.string().optional(),
+  email_address: z.string().optional(),
+  name: z.looseObject({ given_name: z.string().optional(), surname: z.string().optional(), full_name: z.string().optional() }).optional(),
+});
+
+const itemSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z.string(),
+  quantity: z.string(),
+  unit_amount: moneySchema,
+  unit_of_measure: z.string().optional(),
+  tax: z.looseObject({ name: z.string().optional(), percent: z.string().optional(), amount: moneySchema.optional() }).optional(),
+  discount: z.looseObject({ percent: z.string().optional(), amount: moneySchema.optional() }).optional(),
+});
+
+const transactionSchema = z.looseObject({
+  payment_id: z.string().optional(),
+  refund_id: z.string().optional(),
+  type: z.string().optional(),
+  method: z.string().optional(),
+  payment_date: z.string().optional(),
+  refund_date: z.string().optional(),
+  note: z.string().optional(),
+  amount: moneySchema.optional(),
+});
+
+export const invoiceSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  detail: z.looseObject({
+    invoice_number: z.string().optional(),
+    invoice_date: z.string().optional(),
+    currency_code: z.string().optional(),
+    note: z.string().optional(),
+    memo: z.string().optional(),
+    reference: z.string().optional(),
+    payment_term: z.looseObject({ term_type: z.string().optional(), due_date: z.string().optional() }).optional(),
+  }),
+  invoicer: z.looseObject({ business_name: z.string().optional(), email_address: z.string().optional() }).optional(),
+  primary_recipients: z.array(z.looseObject({ billing_info: billingSchema.optional() })).optional(),
+  items: z.array(itemSchema).optional(),
+  amount: z
+    .looseObject({
+      currency_code: z.string(),
+      value: z.string(),
+      breakdown: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
+  due_amount: moneySchema.optional(),
+  payments: z.looseObject({ paid_amount: moneySchema.optional(), transactions: z.array(transactionSchema).optional() }).optional(),
+  refunds: z.looseObject({ refund_amount: moneySchema.optional(), transactions: z.array(transactionSchema).optional() }).optional(),
+  links: z.array(linkSchema).optional(),
+});
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+const invoicePageSchema = z.looseObject({
+  total_pages: z.number().optional(),
+  total_items: z.number().optional(),
+  items: z.array(invoiceSchema),
+  links: z.array(linkSchema).optional(),
+});
+export type InvoicePage = z.infer<typeof invoicePageSchema>;
+
+export interface PageOptions {
+  page?: number;
+  pageSize?: number;
+  totalRequired?: boolean;
+}
+
+export interface Mutation {
+  requestId?: string;
+}
+
+const withId = (options: Mutation) => (options.requestId ? { requestId: options.requestId } : {});
+const path = (id: string) => `/v2/invoicing/invoices/${encodeURIComponent(id)}`;
+
+/** GET /v2/invoicing/invoices: one page, newest first. */
+export async function listInvoices(client: ApiClient, options: PageOptions = {}): Promise<InvoicePage> {
+  const response = await client.request({
+    method: 'GET',
+    path: '/v2/invoicing/invoices',
+    query: { page: options.page, page_size: options.pageSize, total_required: options.totalRequired },
+  });
+  return invoicePageSchema.parse(response.body);
+}
+
+/** POST /v2/invoicing/search-invoices with `search_data`. */
+export async function searchInvoices(client: ApiClient, search: Record<string, unknown>, options: PageOptions = {}): Promise<InvoicePage> {
+  const response = await client.request({
+    method: 'POST',
+    path: '/v2/invoicing/search-invoices',
+    query: { page: options.page, page_size: options.pageSize, total_required: options.totalRequired },
+    body: search,
+  });
+  return invoicePageSchema.parse(response.body);
+}
+
+export async function getInvoice(client: ApiClient, id: string): Promise<Invoice> {
+  const response = await client.request({ method: 'GET', path: path(id) });
+  return invoiceSchema.parse(response.body);
+}
+
+export async function createInvoice(client: ApiClient, body: unknown, options: Mutation = {}): Promise<Invoice> {
+  const response = await client.request({ method: 'POST', path: '/v2/invoicing/invoices', body, prefer: 'return=representation', ...withId(options) });
+  return invoiceSchema.parse(response.body);
+}
+
+export async function deleteInvoice(client: ApiClient, id: string, options: Mutation = {}): Promise<void> {
+  await client.request({ method: 'DELETE', path: path(id), ...withId(options) });
+}
+
+export interface Notification {
+  subject?: string;
+  note?: string;
+  send_to_recipient?: boolean;
+  send_to_invoicer?: boolean;
+  additional_recipients?: string[];
+}
+
+const sendResultSchema = z.union([
+  z.looseObject({ href: z.string(), rel: z.string(), method: z.string().optional() }),
+  z.looseObject({ links: z.array(linkSchema) }),
+]);
+export type SendResult = z.infer<typeof sendResultSchema> & { scheduled: boolean };
+
+/** Sends the invoice (200, with the payer's link) or schedules it for its date (202). */
+export async function sendInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<{ status: number; body: z.infer<typeof sendResultSchema> }> {
+  const response = await client.request({ method: 'POST', path: `${path(id)}/send`, body: notification, ...withId(options) });
+  return { status: response.status, body: sendResultSchema.parse(response.body) };
+}
+
+export async function remindInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<void> {
+  await client.request({ method: 'POST', path: `${path(id)}/remind`, body: notification, ...withId(options) });
+}
+
+export async function cancelInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<void> {
+  await client.request({ method: 'POST', path: `${path(id)}/cancel`, body: notification, ...withId(options) });
+}
+
+export interface PaymentDetail {
+  method: string;
+  amount?: { currency_code: string; value: string };
+  payment_date?: string;
+  note?: string;
+}
+
+export async function recordPayment(client: ApiClient, id: string, payment: PaymentDetail, options: Mutation = {}): Promise<{ payment_id: string }> {
+  const response = await client.request({ method: 'POST', path: `${path(id)}/payments`, body: payment, ...withId(options) });
+  return z.looseObject({ payment_id: z.string() }).parse(response.body);
+}
+
+export interface RefundDetail {
+  method: string;
+  amount?: { currency_code: string; value: string };
+  refund_date?: string;
+}
+
+/** POST /v2/invoicing/invoices/{id}/refunds: 200 { refund_id }. */
+export async function recordRefund(client: ApiClient, id: string, refund: RefundDetail, options: Mutation = {}): Promise<{ refund_id: string }> {
+  const response = await client.request({ method: 'POST', path: `${path(id)}/refunds`, body: refund, ...withId(options) });
+  return z.looseObject({ refund_id: z.string() }).parse(response.body);
+}
+
+export async function nextInvoiceNumber(client: ApiClient, options: Mutation = {}): Promise<{ invoice_number: string }> {
+  const response = await client.request({ method: 'POST', path: '/v2/invoicing/generate-next-invoice-number', body: {}, ...withId(options) });
+  return z.looseObject({ invoice_number: z.string() }).parse(response.body);
+}
+
+/** The QR code PNG. Asked for as Base64 text (what the public API answers) and decoded here. */
+export async function invoiceQrCode(client: ApiClient, id: string, options: { width?: number; height?: number; action?: string } = {}): Promise<Buffer> {
+  const response = await client.request({
+    method: 'POST',
+    path: `${path(id)}/generate-qr-code`,
+    body: options,
+    headers: { accept: 'text/plain' },
+  });
+  const text = typeof response.body === 'string' ? response.body : response.text;
+  const png = Buffer.from(text.trim(), 'base64');
+  if (png.subarray(1, 4).toString('latin1') !== 'PNG') throw new Error('the server did not answer with a PNG image');
+  return png;
+}
