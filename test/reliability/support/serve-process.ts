@@ -1,0 +1,140 @@
+// The BUILT `payctl serve` as a child process on 127.0.0.1: start it on a database file, kill it
+// (SIGKILL for crashes, SIGTERM for a clean stop), start it again on the same file.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const REPO = resolve(import.meta.dirname, '../../..');
+const BIN = join(REPO, 'bin', 'run.js');
+
+/** Fixed credentials, so that every start on the same file answers to the same keys. */
+export interface ServeCredentials {
+  clientId: string;
+  clientSecret: string;
+  adminKey: string;
+}
+
+export const DEFAULT_CREDENTIALS: ServeCredentials = {
+  clientId: 'reliability-client',
+  clientSecret: 'reliability-secret',
+  adminKey: 'reliability-admin-key',
+};
+
+export interface ServeOptions {
+  dbPath: string;
+  credentials?: ServeCredentials;
+  /** Milliseconds to wait for the JSON line and the first healthy answer. */
+  startTimeoutMs?: number;
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info';
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  dbPath: string;
+  credentials: ServeCredentials;
+  payerId: string;
+  /** Milliseconds from spawn to the first healthy answer. */
+  startMs: number;
+  /** The last 64 KiB the server wrote to stderr (its log), for failure messages. */
+  stderr(): string;
+  /** Sends the signal and waits (bounded) until the process is gone. */
+  kill(signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Throws a clear message when the CLI has not been built (`npm run prepare`, which the runner does). */
+export function assertBuilt(): void {
+  for (const file of ['dist/commands/serve.js', 'dist/server-bundle.js', 'oclif.manifest.json']) {
+    if (!existsSync(join(REPO, file))) throw new Error(`${file} is missing: run \`npm run prepare\` before the reliability suite`);
+  }
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `payctl-${prefix}-`));
+}
+
+async function waitHealthy(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const response = await fetch(`${url}/_payctl/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer its health check in time`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  assertBuilt();
+  const credentials = options.credentials ?? DEFAULT_CREDENTIALS;
+  const configDir = tempDir('serve-config');
+  const started = performance.now();
+  const args = [
+    BIN, 'serve', '--port', '0', '--db', options.dbPath, '--json', '--no-save-profile', '--log-level', options.logLevel ?? 'warn',
+    '--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const exited = new Promise<void>((done) =>
+    child.once('exit', () => {
+      running.delete(child);
+      rmSync(configDir, { recursive: true, force: true });
+      done();
+    }),
+  );
+  let log = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    log = (log + chunk).slice(-65_536);
+  });
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  try {
+    const line = await new Promise<string>((resolveLine, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve printed nothing in ${timeoutMs} ms`)), timeoutMs);
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`serve exited (${code ?? signal}) before starting: ${log}`));
+      });
+      createInterface({ input: child.stdout! }).once('line', (first) => {
+        clearTimeout(timer);
+        resolveLine(first);
+      });
+    });
+    const info = JSON.parse(line) as { base_url: string; payer_id: string };
+    await waitHealthy(info.base_url, Date.now() + timeoutMs);
+    child.stdout!.resume();
+    return {
+      child,
+      url: info.base_url,
+      dbPath: options.dbPath,
+      credentials,
+      payerId: info.payer_id,
+      startMs: performance.now() - started,
+      stderr: () => log,
+      async kill(signal = 'SIGKILL', killTimeoutMs = 15_000) {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill(signal);
+        const timer = setTimeout(() => child.kill('SIGKILL'), killTimeoutMs);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
+}
