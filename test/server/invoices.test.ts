@@ -218,3 +218,20 @@ describe('tenancy', () => {
     expect(list.body.total_items).toBe(1);
   });
 });
+
+describe('reset', () => {
+  it('POST /_payctl/reset deletes the account\'s invoices, outbox and own templates, and restores the system templates', async () => {
+    const merchant = await server.createMerchant();
+    const as = { token: merchant.token };
+    const invoice = await createInvoice(server, simpleInvoice('4.00'), merchant.token);
+    await server.request('POST', `${base}/${invoice.id}/send`, { ...as, body: {} });
+    await server.request('POST', '/v2/invoicing/templates', { ...as, body: { name: 'Mine' } });
+    expect((await server.request('POST', '/_payctl/reset', { ...as, body: {} })).status).toBe(200);
+    expect((await server.request('GET', `${base}?total_required=true`, as)).body.total_items).toBe(0);
+    expect((await server.request('GET', '/_payctl/outbox', as)).body.messages).toEqual([]);
+    const templates = (await server.request('GET', '/v2/invoicing/templates', as)).body.templates;
+    expect(templates.map((t: { name: string }) => t.name)).toEqual(['Quantity', 'Hours', 'Amount']);
+    const next = await server.request('POST', '/v2/invoicing/generate-next-invoice-number', { ...as, body: {} });
+    expect(next.body.invoice_number).toBe('0001');
+  });
+});
