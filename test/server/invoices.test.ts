@@ -75,6 +75,17 @@ describe('create', () => {
     expect(body.amount.breakdown.tax_total.value).toBe('1.67');
   });
 
+  it('totals up to 15 integer digits: 999999999999999.99 USD is accepted, twice that is MAX_VALUE_EXCEEDED', async () => {
+    const largest = await server.request('POST', base, { body: simpleInvoice('999999999999999.99') });
+    expect(largest.status).toBe(201);
+    expect(largest.body.amount.value).toBe('999999999999999.99');
+    const body = simpleInvoice('999999999999999.99');
+    body.items[0]!.quantity = '2';
+    const over = await server.request('POST', base, { body });
+    expect(over.status).toBe(400);
+    expect(over.body.details[0]).toMatchObject({ issue: 'MAX_VALUE_EXCEEDED', field: '/amount' });
+  });
+
   it('writes INVOICING.INVOICE.CREATED in the same transaction', async () => {
     const invoice = await createInvoice(server, simpleInvoice('12.00'));
     const events = await server.server.db.selectFrom('events').selectAll().where('resource_id', '=', invoice.id).execute();

@@ -2,7 +2,7 @@
 // the invoice's currency, and renders the computed breakdown back into the API's shape.
 
 import { serviceError } from '../http/errors.js';
-import { MoneyParseError, isSupportedCurrency, money, toMinorUnits, type Money } from '../../lib/money.js';
+import { MAX_INTEGER_DIGITS, MoneyParseError, currencyExponent, isSupportedCurrency, money, toMinorUnits, type Money } from '../../lib/money.js';
 import { computeAmounts, formatScaledDecimal, parseScaledDecimal, type InvoiceAmounts, type Reduction } from './amounts.js';
 import type { AmountInputBody, ItemInput, MoneyInput } from './schema.js';
 
@@ -47,9 +47,9 @@ function reduction(discount: { percent?: string | undefined; amount?: MoneyInput
   return undefined;
 }
 
-/** The largest total: 15 integer digits in the currency's minor units. */
+/** The largest total: 15 integer digits and every decimal of the currency (999999999999999.99 USD). */
 function maxTotal(currency: string): bigint {
-  return toMinorUnits('999999999999999', currency);
+  return 10n ** BigInt(MAX_INTEGER_DIGITS + currencyExponent(currency)) - 1n;
 }
 
 export function priceContent(content: PricedContent): InvoiceAmounts {
