@@ -130,7 +130,6 @@ const sendResultSchema = z.union([
   z.looseObject({ href: z.string(), rel: z.string(), method: z.string().optional() }),
   z.looseObject({ links: z.array(linkSchema) }),
 ]);
-export type SendResult = z.infer<typeof sendResultSchema> & { scheduled: boolean };
 
 /** Sends the invoice (200, with the payer's link) or schedules it for its date (202). */
 export async function sendInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<{ status: number; body: z.infer<typeof sendResultSchema> }> {
