@@ -12,8 +12,14 @@ export const amountFlag = Flags.custom<string>({
   description: 'Amount as a decimal string, e.g. 12.34 (exact: never rounded)',
   helpValue: 'DECIMAL',
   async parse(input) {
-    const minor = toMinorUnits(input, WIDEST_CURRENCY);
-    if (minor <= 0n) throw new Error(`the amount must be greater than zero; got "${input}"`);
+    let minor: bigint;
+    try {
+      minor = toMinorUnits(input, WIDEST_CURRENCY);
+    } catch (error) {
+      if (error instanceof MoneyParseError) throw new UsageError(`--amount: ${error.message}`);
+      throw error;
+    }
+    if (minor <= 0n) throw new UsageError(`the amount must be greater than zero; got "${input}"`);
     return input;
   },
 });
@@ -24,7 +30,7 @@ export const currencyFlag = Flags.custom<string>({
   helpValue: 'CODE',
   async parse(input) {
     const code = input.toUpperCase();
-    if (!/^[A-Z]{3}$/.test(code)) throw new Error(`"${input}" is not a three-letter currency code`);
+    if (!/^[A-Z]{3}$/.test(code)) throw new UsageError(`"${input}" is not a three-letter currency code`);
     return code;
   },
 });
@@ -34,7 +40,7 @@ export const requestIdFlag = Flags.custom<string>({
   description: 'Service-Request-Id for this call; re-run with the same id to retry without repeating it',
   helpValue: 'ID',
   async parse(input) {
-    if (input.length === 0 || input.length > 10_000) throw new Error('the request id must be 1 to 10000 characters');
+    if (input.length === 0 || input.length > 10_000) throw new UsageError('the request id must be 1 to 10000 characters');
     return input;
   },
 });
@@ -61,9 +67,9 @@ export const pageSizeFlag = Flags.custom<number>({
 });
 
 function parseBoundedInteger(input: string, min: number, max: number, what: string): number {
-  if (!/^\d+$/.test(input)) throw new Error(`the ${what} must be a whole number; got "${input}"`);
+  if (!/^\d+$/.test(input)) throw new UsageError(`the ${what} must be a whole number; got "${input}"`);
   const value = Number.parseInt(input, 10);
-  if (value < min || value > max) throw new Error(`the ${what} must be between ${min} and ${max}; got ${value}`);
+  if (value < min || value > max) throw new UsageError(`the ${what} must be between ${min} and ${max}; got ${value}`);
   return value;
 }
 
