@@ -8,7 +8,8 @@
 // PAYCTL_CRASH_ROUNDS and PAYCTL_CRASH_SEED replay a run (the seed is printed in the summary).
 
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadClient, mapConcurrent, tokenFor, type Answer, type LoadClient } from './support/http.js';
@@ -44,6 +45,8 @@ interface RoundFigures {
   events: number;
   eventsPendingAtRestart: number;
   eventsPendingAfterWait: number;
+  /** Events the receiver got more than once (allowed: delivery is at least once). */
+  eventsDeliveredTwice: number;
   deliveryWaitMs: number;
   restartMs: number;
 }
@@ -54,6 +57,8 @@ let server: ServeProcess;
 let receiver: EventReceiver;
 const figures: RoundFigures[] = [];
 const problems: string[] = [];
+/** Every round's journal, written out when something is wrong (the temp dir is removed). */
+const journals: Array<{ round: number; payerId: string; records: WriteRecord[] }> = [];
 
 beforeAll(async () => {
   dir = tempDir('crash');
@@ -110,7 +115,10 @@ async function deliveredEvents(control: LoadClient, token: string, wanted: reado
 async function auditViolations(control: LoadClient): Promise<number> {
   const audit = await control.must('GET', '/_payctl/audit', { token: server.credentials.adminKey });
   expect(audit.status, audit.text).toBe(200);
-  const failing = (audit.body.checks as Array<{ name: string; violations: unknown[] }>).filter((check) => check.violations.length > 0);
+  const checks = audit.body.checks as Array<{ name: string; violations: unknown[] }>;
+  // The admin audit carries SQLite's own checks: PRAGMA integrity_check and foreign_key_check.
+  for (const name of ['sqlite-integrity', 'foreign-keys']) if (!checks.some((check) => check.name === name)) problems.push(`audit did not run ${name}`);
+  const failing = checks.filter((check) => check.violations.length > 0);
   for (const check of failing) problems.push(`audit ${check.name}: ${JSON.stringify(check.violations.slice(0, 3))}`);
   const count = failing.reduce((sum, check) => sum + check.violations.length, 0);
   return audit.body.ok === true ? count : Math.max(count, 1);
@@ -134,6 +142,7 @@ async function crashRound(round: number): Promise<void> {
   await running;
   await client.close();
 
+  journals.push({ round, payerId, records: load.records });
   const started = performance.now();
   server = await startServe({ dbPath });
   const restartMs = performance.now() - started;
@@ -205,12 +214,19 @@ async function crashRound(round: number): Promise<void> {
       events: events.length,
       eventsPendingAtRestart: pendingAtRestart,
       eventsPendingAfterWait: pending,
+      eventsDeliveredTwice: events.filter((id) => (receiver.received.get(id) ?? 0) > 1).length,
       deliveryWaitMs: Math.round(performance.now() - deliveryStarted),
       restartMs: Math.round(restartMs),
     });
   } finally {
     await again.close();
   }
+}
+
+function saveJournal(): string {
+  const file = join(tmpdir(), `payctl-crash-journal-${SEED}.json`);
+  writeFileSync(file, JSON.stringify({ seed: SEED, problems, journals }, null, 1));
+  return file;
 }
 
 function printSummary(totalMs: number): void {
@@ -232,10 +248,11 @@ function printSummary(totalMs: number): void {
     `events in the rounds' windows     ${sum('events')}`,
     `events pending right after restart ${sum('eventsPendingAtRestart')} (max per round ${max('eventsPendingAtRestart')})`,
     `events pending after the wait     ${sum('eventsPendingAfterWait')} (must be 0; longest wait ${max('deliveryWaitMs')} ms)`,
+    `events received more than once    ${sum('eventsDeliveredTwice')} (allowed: at-least-once delivery across a kill)`,
     `restart time                      max ${max('restartMs')} ms, mean ${Math.round(sum('restartMs') / Math.max(1, figures.length))} ms`,
     'per round: kill ms / writes / acked / lost (committed) / events (pending at restart)',
     ...figures.map((f) => `  #${f.round}: ${f.killAfterMs} / ${f.writes} / ${f.acknowledged} / ${f.lostAnswers} (${f.lostButCommitted}) / ${f.events} (${f.eventsPendingAtRestart})`),
-    ...(problems.length > 0 ? ['problems:', ...problems.slice(0, 30).map((problem) => `  ${problem}`)] : []),
+    ...(problems.length > 0 ? ['problems:', ...problems.slice(0, 30).map((problem) => `  ${problem}`), `journal of every write: ${saveJournal()}`] : []),
     '',
   ];
   console.log(lines.join('\n'));
