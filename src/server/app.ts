@@ -5,12 +5,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { DOMAINS } from './domains.js';
 import { createAuthenticator } from './http/auth.js';
-import { RouteIndex, installPlumbing } from './http/plumbing.js';
+import { RouteIndex, answerClientError, installPlumbing, sendFrameworkError } from './http/plumbing.js';
 import { createRateLimiter } from './http/rate-limit.js';
 
 export interface AppOptions {
   adminKey: () => string;
   logLevel: string;
+  /** Where log lines go (stderr by default). */
+  logDestination?: { write(line: string): void };
 }
 
 export interface RouteInfo {
@@ -27,14 +29,23 @@ const MAX_HEADER_BYTES = 64 * 1024;
 
 export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: { level: options.logLevel, stream: process.stderr },
+    logger: { level: options.logLevel, stream: options.logDestination ?? process.stderr },
     bodyLimit: deps.config.bodyLimit,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     serverFactory: (handler) =>
       createServer(
-        { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 5_000 },
+        {
+          maxHeaderSize: MAX_HEADER_BYTES,
+          headersTimeout: deps.config.headersTimeoutMs,
+          requestTimeout: deps.config.requestTimeoutMs,
+          keepAliveTimeout: 5_000,
+          // Node checks the two timeouts above only this often (30 s by default).
+          connectionsCheckingInterval: Math.min(1_000, deps.config.headersTimeoutMs),
+        },
         (request: IncomingMessage, response: ServerResponse) => handler(request, response),
       ),
   });

@@ -24,6 +24,8 @@ export interface ServerOptions {
   clientId?: string;
   clientSecret?: string;
   logLevel?: string;
+  /** Where log lines go (stderr by default); tests capture them. */
+  logDestination?: { write(line: string): void };
   config?: Partial<ServerConfig>;
   /** Real-time source for the clock (tests). */
   now?: () => number;
@@ -68,7 +70,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       publicUrl: () => url,
     };
-    const app = buildApp(deps, { adminKey: () => adminKey, logLevel: options.logLevel ?? 'warn' });
+    const app = buildApp(deps, {
+      adminKey: () => adminKey,
+      logLevel: options.logLevel ?? 'warn',
+      ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+    });
     logHolder.log = app.log;
     deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
 

@@ -141,7 +141,10 @@ async function discard(part: MultipartFile): Promise<number> {
  * request is read and dropped, so the caller always gets the error rather than a reset connection.
  */
 export async function readActionBody(request: FastifyRequest, options: { filesAllowed: boolean }): Promise<ActionBody> {
-  if (!request.isMultipart()) return { input: request.body ?? {}, files: [], fingerprint: request.body ?? {} };
+  if (!request.isMultipart()) {
+    const input = request.body === undefined ? {} : request.body;
+    return { input, files: [], fingerprint: input };
+  }
   let input: unknown = {};
   const files: UploadedFile[] = [];
   let failure: ServiceError | undefined;

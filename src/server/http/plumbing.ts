@@ -1,7 +1,23 @@
 // Body parsers, the error handler and the unknown-route handler: every failure in the error shape.
 
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, errorBody, newDebugId, serviceError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes application/x-www-form-urlencoded bodies (the token endpoint, the payer page). */
+    form?: boolean;
+  }
+}
+
+const unsupportedMediaType = (): ServiceError =>
+  serviceError('UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', {
+    field: 'Content-Type',
+    location: 'header',
+  });
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Route patterns seen at registration, to tell an unknown path (404) from a wrong method (405). */
 export class RouteIndex {
@@ -36,10 +52,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: S
 function fromFastifyError(error: FastifyError): ServiceError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return serviceError('UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', {
-        field: 'Content-Type',
-        location: 'header',
-      });
+      return unsupportedMediaType();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return serviceError('PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'The request body is larger than the server accepts.', {
         location: 'body',
@@ -51,6 +64,8 @@ function fromFastifyError(error: FastifyError): ServiceError | undefined {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_SYNTAX', 'The request path is not valid.', { location: 'path' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return serviceError('INVALID_REQUEST', 'INVALID_STRING_MAX_LENGTH', 'A path parameter is longer than the server accepts.', { location: 'path' });
     default:
       break;
   }
@@ -63,8 +78,15 @@ function fromFastifyError(error: FastifyError): ServiceError | undefined {
 export function installPlumbing(app: FastifyInstance, routes: RouteIndex): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      // JSON text is UTF-8: invalid bytes are a malformed body, not characters to replace.
+      text = strictUtf8.decode(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+    } catch {
+      done(serviceError('INVALID_REQUEST', 'MALFORMED_REQUEST_JSON', 'The request body is not valid UTF-8.', { location: 'body' }), undefined);
+      return;
+    }
     // An empty JSON body means "no fields", as SDKs send for a full capture or refund.
     if (text.trim() === '') {
       done(null, {});
@@ -76,7 +98,11 @@ export function installPlumbing(app: FastifyInstance, routes: RouteIndex): void 
     });
   });
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.config.form !== true) {
+      done(unsupportedMediaType(), undefined);
+      return;
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     done(null, Object.fromEntries(new URLSearchParams(text)));
   });
@@ -98,4 +124,37 @@ export function installPlumbing(app: FastifyInstance, routes: RouteIndex): void 
     }
     return sendError(request, reply, new ServiceError('RESOURCE_NOT_FOUND'));
   });
+}
+
+/** Fastify's own refusals before routing (bad escapes, over-long path parameters), in the error shape. */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(request, reply, fromFastifyError(error) ?? serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_SYNTAX', 'The request is not valid.', { location: 'path' }));
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; issue: string; description: string; location: 'header' | 'body' }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, issue: 'INVALID_STRING_MAX_LENGTH', description: 'The request line and headers are larger than the server accepts.', location: 'header' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, issue: 'REQUEST_TIMEOUT', description: 'The request was not received in time.', location: 'header' },
+};
+
+/**
+ * Requests Node's HTTP parser refuses never reach Fastify: answer them in the error shape too, with
+ * their HTTP status (400, 408 or 431), then close the connection.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const known = CLIENT_ERRORS[error.code ?? ''];
+  const status = known?.status ?? 400;
+  const body = JSON.stringify(
+    errorBody(
+      serviceError('INVALID_REQUEST', known?.issue ?? 'MALFORMED_REQUEST', known?.description ?? 'The request is not valid HTTP.', { location: known?.location ?? 'header' }),
+      newDebugId(),
+    ),
+  );
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  const answer = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  socket.end(answer, () => socket.destroy());
 }

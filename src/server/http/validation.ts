@@ -93,8 +93,9 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, locati
   throw new ServiceError('INVALID_REQUEST', toDetails(result.error, input, location));
 }
 
+/** No body at all means no fields; a JSON `null` body is a value of the wrong type, like `[]` or `1`. */
 export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.output<S> =>
-  parseWith(schema, body ?? {}, 'body');
+  parseWith(schema, body === undefined ? {} : body, 'body');
 export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> =>
   parseWith(schema, query ?? {}, 'query');
 export const parsePath = <S extends z.ZodType>(schema: S, params: unknown): z.output<S> =>

@@ -23,7 +23,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function registerOauthRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const throttle = new CredentialThrottle();
 
-  app.post('/v1/oauth2/token', { config: { auth: 'none' } }, async (request, reply) => {
+  app.post('/v1/oauth2/token', { config: { auth: 'none', form: true } }, async (request, reply) => {
     const credentials = basicCredentials(request.headers.authorization);
     if (!credentials) return oauthError(reply, 401, 'invalid_client', 'Client Authentication failed');
     const form = (request.body ?? {}) as Record<string, unknown>;

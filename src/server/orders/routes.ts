@@ -99,7 +99,7 @@ function registerApprovalPage(app: FastifyInstance, deps: ServerDeps): void {
     return reply.send(approvalPage(row));
   });
 
-  app.post('/checkoutnow', { config: { auth: 'none' } }, async (request, reply) => {
+  app.post('/checkoutnow', { config: { auth: 'none', form: true } }, async (request, reply) => {
     const { token } = parseBody(pageFormSchema, request.body);
     reply.type('text/html; charset=utf-8');
     const row = await findOrderForPayer(deps.db, token);
