@@ -1,6 +1,7 @@
 // Races against one built `payctl serve`: 1,000 captures over 50 connections on 100 authorizations
 // (100 of them 5-fold duplicates of 20 request ids, each group sent at once), 200 concurrent
-// partial refunds of one capture, 50 parallel voids of one authorization. Limits hold exactly,
+// partial refunds of one capture, 50 parallel voids of one authorization, and (beyond the issue's
+// list) 50 concurrent payments then refunds on one invoice. Limits hold exactly,
 // a request id takes effect once and replays its answer, and the audit stays clean.
 
 import { randomUUID } from 'node:crypto';
@@ -213,6 +214,45 @@ describe('races', () => {
     expect((await control.must('GET', `/v2/payments/authorizations/${auth}`, { token })).body.status).toBe('VOIDED');
     expect(query<{ n: number }>("SELECT COUNT(*) AS n FROM events WHERE event_type = 'PAYMENT.AUTHORIZATION.VOIDED' AND resource_id = ?", auth)[0]?.n).toBe(1);
     summary.push(`voids: 50 parallel on one authorization: ${JSON.stringify(statuses)}`);
+  });
+
+  it('50 concurrent 10.00 payments, then 50 concurrent 10.00 refunds, on one 100.00 invoice: exactly ten of each', async () => {
+    const created = await control.must('POST', '/v2/invoicing/invoices', {
+      token,
+      headers: { 'service-request-id': randomUUID() },
+      body: { detail: { currency_code: 'USD' }, primary_recipients: [{ billing_info: { email_address: 'payer@example.com' } }], items: [{ name: 'Service', quantity: '1', unit_amount: { currency_code: 'USD', value: '100.00' } }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    expect((await control.must('POST', `/v2/invoicing/invoices/${id}/send`, { token, body: {} })).status).toBe(200);
+    const client = loadClient(server.url, { connections: 50 });
+    const burst = (path: string, method: string) =>
+      Promise.all(
+        Array.from({ length: 50 }, async () =>
+          answered(await client.call('POST', path, { token, headers: { 'service-request-id': randomUUID() }, body: { method, amount: { currency_code: 'USD', value: '10.00' } } })),
+        ),
+      );
+    let payments: Array<{ status: number; body: any }>;
+    let refunds: Array<{ status: number; body: any }>;
+    try {
+      payments = await burst(`/v2/invoicing/invoices/${id}/payments`, 'BANK_TRANSFER');
+      refunds = await burst(`/v2/invoicing/invoices/${id}/refunds`, 'BANK_TRANSFER');
+    } finally {
+      await client.close();
+    }
+    const paid = tally(payments.map((outcome) => `${outcome.status} ${outcome.status === 200 ? 'recorded' : issueOf(outcome.body)}`));
+    const refunded = tally(refunds.map((outcome) => `${outcome.status} ${outcome.status === 200 ? 'recorded' : issueOf(outcome.body)}`));
+    expect(payments.filter((outcome) => outcome.status === 200)).toHaveLength(10);
+    expect(refunds.filter((outcome) => outcome.status === 200)).toHaveLength(10);
+    for (const outcome of payments.filter((o) => o.status !== 200)) expect(`${outcome.status} ${issueOf(outcome.body)}`).toMatch(/^422 (CANNOT_PROCESS_PAYMENTS|PAYMENT_AMOUNT_GREATER_THAN_AMOUNT_DUE)$/);
+    for (const outcome of refunds.filter((o) => o.status !== 200)) expect(`${outcome.status} ${issueOf(outcome.body)}`).toMatch(/^422 (CANNOT_PROCESS_REFUNDS|INVALID_REFUND_AMOUNT)$/);
+    const invoice = await control.must('GET', `/v2/invoicing/invoices/${id}`, { token });
+    expect(invoice.body.status).toBe('MARKED_AS_REFUNDED');
+    expect(invoice.body.payments.paid_amount.value).toBe('100.00');
+    expect(invoice.body.refunds.refund_amount.value).toBe('100.00');
+    expect(invoice.body.payments.transactions).toHaveLength(10);
+    expect(invoice.body.refunds.transactions).toHaveLength(10);
+    summary.push(`invoice: 50 concurrent 10.00 payments on 100.00: ${JSON.stringify(paid)}; then 50 concurrent 10.00 refunds: ${JSON.stringify(refunded)}; final ${invoice.body.status}`);
   });
 
   it('leaves a clean audit', async () => {
