@@ -26,7 +26,7 @@ export default class Api extends BaseCommand<typeof Api> {
       required: true,
       async parse(input) {
         const method = input.toUpperCase();
-        if (!METHODS.includes(method)) throw new Error(`"${input}" is not one of ${METHODS.join(', ')}`);
+        if (!METHODS.includes(method)) throw new UsageError(`"${input}" is not one of ${METHODS.join(', ')}`);
         return method;
       },
     }),

@@ -11,11 +11,11 @@ import { emptyModel, type Model } from './model/state.js';
 import { newSession, verifyAll, verifyAudit, type Session } from './model/system.js';
 
 /** Bounded: runs × steps. Override with PAYCTL_MODEL_RUNS / PAYCTL_MODEL_STEPS / PAYCTL_MODEL_SEED. */
-const RUNS = Number(process.env.PAYCTL_MODEL_RUNS ?? 100);
+const RUNS = Number(process.env.PAYCTL_MODEL_RUNS ?? 80);
 const MAX_STEPS = Number(process.env.PAYCTL_MODEL_STEPS ?? 35);
 const SEED = process.env.PAYCTL_MODEL_SEED === undefined ? undefined : Number(process.env.PAYCTL_MODEL_SEED);
 /** Stops generating new runs (and shrinking) after this long; what ran still counts. */
-const TIME_LIMIT_MS = Number(process.env.PAYCTL_MODEL_TIME_LIMIT_MS ?? 120_000);
+const TIME_LIMIT_MS = Number(process.env.PAYCTL_MODEL_TIME_LIMIT_MS ?? 90_000);
 
 let t: TestServer;
 let session: Session;
