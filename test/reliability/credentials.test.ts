@@ -14,8 +14,10 @@ const logLines: string[] = [];
 let t: TestServer;
 
 beforeAll(async () => {
+  // Builds dist/ if a source changed: synchronous, so before any connection is pooled.
+  ensureBuilt(['auth:token', 'auth:status', 'auth:login', 'api', 'sandbox:accounts:create', 'payments:get', 'invoices:list']);
   t = await startTestServer({ memory: true, logLevel: 'trace', logDestination: { write: (line: string) => void logLines.push(line) } });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await t.close();
 });
@@ -100,7 +102,6 @@ describe('secrets and tokens never appear in logs, answers or CLI output', () =>
 
   it('exercises the server (tokens, failures, API calls, errors) and the CLI (successes and failures)', async () => {
     configDir = mkdtempSync(join(tmpdir(), 'payctl-creds-'));
-    ensureBuilt(['auth:token', 'auth:status', 'api', 'sandbox:accounts:create', 'payments:get', 'invoices:list']);
     const merchant: Merchant = t.merchant;
     const second = await t.createMerchant();
     remember('admin key', t.adminKey);
