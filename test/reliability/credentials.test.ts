@@ -47,7 +47,9 @@ describe('wrong secrets are slowed down per client id', () => {
     const [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12] = times as [number, number, number, number, number, number, number, number, number, number, number, number];
     const baseline = Math.max(t1, t2, t3, t4, t5);
     // Lower bounds are the server's sleeps (exact); upper bounds leave seconds of room for a busy machine.
-    expect(baseline).toBeLessThan(1_500);
+    // "Not slowed" is anything under the 2 s a throttled client id waits (a secret check takes ~50 ms).
+    const NOT_SLOWED = 1_800;
+    expect(baseline).toBeLessThan(NOT_SLOWED);
     expect(t6).toBeGreaterThanOrEqual(100);
     expect(t7).toBeGreaterThanOrEqual(200);
     expect(t8).toBeGreaterThanOrEqual(400);
@@ -61,7 +63,7 @@ describe('wrong secrets are slowed down per client id', () => {
 
     // Another client id is not held up by this one's failures.
     const bystander = await t.createMerchant();
-    expect((await tokenRequest(bystander.client_id, 'wrong')).elapsedMs).toBeLessThan(1_500);
+    expect((await tokenRequest(bystander.client_id, 'wrong')).elapsedMs).toBeLessThan(NOT_SLOWED);
 
     // The right secret still works (after the wait) and clears the count.
     const right = await tokenRequest(victim.client_id, victim.client_secret);
@@ -69,7 +71,7 @@ describe('wrong secrets are slowed down per client id', () => {
     expect(right.elapsedMs).toBeGreaterThanOrEqual(2_000);
     const afterSuccess = await tokenRequest(victim.client_id, 'wrong-again');
     expect(afterSuccess.status).toBe(401);
-    expect(afterSuccess.elapsedMs).toBeLessThan(1_500);
+    expect(afterSuccess.elapsedMs).toBeLessThan(NOT_SLOWED);
     console.log(`credential throttle: answer times of 12 wrong secrets (ms): ${times.join(', ')}; right secret while throttled ${right.elapsedMs} ms; next wrong one ${afterSuccess.elapsedMs} ms`);
   }, 60_000);
 });

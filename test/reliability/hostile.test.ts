@@ -333,13 +333,13 @@ describe('slow clients', () => {
       ]);
       const [onMain, onFast, [defaultHeaders, slowHeaders, slowBodies, silent]] = await Promise.all([promptness(t, clients), promptness(fast, clients), clients]);
       expectCutOff(defaultHeaders, 9_000, 13_000);
-      for (const cut of slowHeaders) expectCutOff(cut, 1_500, 5_000);
-      for (const cut of silent) expectCutOff(cut, 1_500, 5_000);
-      for (const cut of slowBodies) expectCutOff(cut, 3_500, 7_000);
+      for (const cut of slowHeaders) expectCutOff(cut, 1_500, 6_000);
+      for (const cut of silent) expectCutOff(cut, 1_500, 6_000);
+      for (const cut of slowBodies) expectCutOff(cut, 3_500, 8_000);
       expect(onMain.count).toBeGreaterThan(10);
       expect(onFast.count).toBeGreaterThan(10);
-      // Generous: the machine is shared, but a blocked server would take seconds.
-      expect(Math.max(onMain.slowestMs, onFast.slowestMs)).toBeLessThan(1_500);
+      // Generous (the machine is shared): a server blocked by the slow clients would stall for their whole 3-11 s.
+      expect(Math.max(onMain.slowestMs, onFast.slowestMs)).toBeLessThan(2_500);
       console.log(
         `slow clients: default headers timeout cut after ${defaultHeaders.closedAfterMs} ms; lowered (2 s headers / 4 s request): headers ${Math.max(...slowHeaders.map((cut) => cut.closedAfterMs))} ms, silent ${Math.max(...silent.map((cut) => cut.closedAfterMs))} ms, bodies ${Math.max(...slowBodies.map((cut) => cut.closedAfterMs))} ms at most; ${onMain.count + onFast.count} normal requests meanwhile, slowest ${Math.max(onMain.slowestMs, onFast.slowestMs)} ms`,
       );
