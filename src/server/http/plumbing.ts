@@ -142,7 +142,8 @@ const CLIENT_ERRORS: Record<string, { status: number; issue: string; description
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (!socket.writable) {
+  // As Node does: answer only when nothing of a response went out on this connection yet.
+  if (!socket.writable || socket.bytesWritten > 0) {
     socket.destroy();
     return;
   }
