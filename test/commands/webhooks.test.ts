@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, subscribe, verificationRequest, waitUntil, type Receiver } from '../server/webhooks-support.js';
+import { emitEvent, startReceiver, subscribe, verificationRequest, waitUntil, type Receiver } from '../server/webhooks-support.js';
 import { REPO, ensureBuilt, runCli, type CliResult } from './cli-harness.js';
 
 const COMMANDS = [
@@ -154,6 +154,10 @@ describe('listen --forward-to', () => {
     expect(forwarded?.body).toBe(JSON.stringify(stored.body));
     const verified = await t.request('POST', '/v1/notifications/verify-webhook-signature', { body: verificationRequest(forwarded!, webhookId) });
     expect(verified.body.verification_status).toBe('SUCCESS');
+    await waitUntil(async () => {
+      const [delivery] = (await t.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries;
+      return delivery?.status === 'DELIVERED';
+    }, 5_000, 'the delivery to be recorded');
     const delivered = (await t.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries[0];
     expect(delivered).toMatchObject({ status: 'DELIVERED', last_status_code: 201 });
 
@@ -174,6 +178,34 @@ describe('listen --forward-to', () => {
     expect(stderr).toContain(`removing webhook ${webhookId}`);
     const after = (await t.request('GET', '/v1/notifications/webhooks')).body.webhooks;
     expect(after.map((hook: { id: string }) => hook.id)).not.toContain(webhookId);
+  }, 60_000);
+});
+
+describe('listen --poll', () => {
+  it('follows the event history and prints new events as NDJSON', async () => {
+    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env, CI: '1', NO_COLOR: '1' };
+    const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'webhooks', 'listen', '--poll', '--events', 'PAYMENT.CAPTURE.REFUNDED', '--json'], {
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const records: Array<Record<string, any>> = [];
+      createInterface({ input: child.stdout! }).on('line', (line) => records.push(JSON.parse(line) as Record<string, any>));
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await waitUntil(() => stderr.includes('Following the event history'), 20_000, `listen --poll to start (stderr: ${stderr})`);
+      const skipped = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.COMPLETED', resourceType: 'capture', resourceId: 'POLL0000000000001' });
+      const wanted = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.REFUNDED', resourceType: 'refund', resourceId: 'POLL0000000000002' });
+      await waitUntil(() => records.length >= 1, 10_000, 'the polled event');
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ event_id: wanted.id, event_type: 'PAYMENT.CAPTURE.REFUNDED', signature_valid: null, path: null });
+      expect(records.some((record) => record.event_id === skipped.id)).toBe(false);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   }, 60_000);
 });
 

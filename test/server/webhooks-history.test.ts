@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { receiverPath, joinReceiverUrl } from '../../src/server/notifications/receiver-paths.js';
 import { startTestServer, type Merchant, type TestServer } from '../helpers/server.js';
-import { deliveries, emitEvent, startReceiver, subscribe, verificationRequest, waitForDelivery, type Receiver } from './webhooks-support.js';
+import { deliveries, emitEvent, startReceiver, subscribe, verificationRequest, waitForDelivery, waitUntil, type Receiver } from './webhooks-support.js';
 
 let t: TestServer;
 let other: Merchant;
@@ -134,6 +134,8 @@ describe('resend', () => {
     const event = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.COMPLETED', resourceType: 'capture', resourceId: 'RESEND01' });
     await a.waitFor(1);
     await b.waitFor(1);
+    // A delivery still pending is not resent: wait until both are recorded as delivered.
+    await waitUntil(async () => (await deliveries(t, `event_id=${event.id}`)).every((d) => d.status === 'DELIVERED'));
 
     const named = await t.request('POST', `/v1/notifications/webhooks-events/${event.id}/resend`, { body: { webhook_ids: [hookA] } });
     expect(named.status).toBe(202);
@@ -142,6 +144,7 @@ describe('resend', () => {
     expect(a.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id, event.id]);
     expect(a.received[1]?.body).toBe(a.received[0]?.body);
 
+    await waitUntil(async () => (await deliveries(t, `event_id=${event.id}`)).every((d) => d.status === 'DELIVERED'));
     await t.request('POST', `/v1/notifications/webhooks-events/${event.id}/resend`, { body: {} });
     await a.waitFor(3);
     await b.waitFor(2);

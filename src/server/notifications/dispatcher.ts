@@ -2,12 +2,13 @@
 //
 // Fan-out: events past a cursor become one delivery row per matching subscription; the rows and
 // the cursor move in one transaction, so an event is queued exactly once, also across restarts.
-// Attempts: made outside any transaction, at most MAX_IN_FLIGHT at once and at most
-// PER_RECEIVER_IN_FLIGHT per subscription (or bare URL), so a dead or slow receiver holds two slots
-// and never the others; each result is written back in a short transaction.
-// Order: a delivery is not attempted while an earlier event for the same subscription and
-// resource still waits for its first attempt, so first attempts follow commit order. A failed
-// delivery then retries on its own schedule and does not hold back later events for 3 days.
+// Attempts: due rows are read in batches into a queue per receiver (subscription, or bare URL for
+// simulations) and sent outside any transaction, at most MAX_IN_FLIGHT at once and at most
+// PER_RECEIVER_IN_FLIGHT per receiver, taking receivers in turn, so a dead or slow receiver holds a
+// few slots and never the others. Results are written back in batches, one short transaction each.
+// Order: a delivery is not read while an earlier event for the same subscription and resource
+// still waits for its first attempt (see store.dueDeliveries), so first attempts follow commit
+// order; a failed delivery then retries on its own schedule and does not hold back later events.
 
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -20,25 +21,37 @@ import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
 import { MAX_ATTEMPTS, retryAfterSeconds, retryDelaySeconds } from './retry-schedule.js';
 import { subscribedNames } from './service.js';
-import { AUTH_ALGO, certUrl, signTransmission, type SigningKeys } from './signing.js';
+import { AUTH_ALGO, certUrl, signTransmissionAsync, type SigningKeys } from './signing.js';
 import type { DeliveryStatus } from './states.js';
 import * as store from './store.js';
 import { guardedLookup, receiverUrlProblem } from './url-guard.js';
 
-export const MAX_IN_FLIGHT = 8;
-export const PER_RECEIVER_IN_FLIGHT = 2;
+export const MAX_IN_FLIGHT = 16;
+export const PER_RECEIVER_IN_FLIGHT = 4;
 /** Per attempt: connecting, then waiting for the headers, then between body chunks. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How often the dispatcher looks for new events and due retries, in real time. */
 export const DISPATCH_INTERVAL_MS = 100;
 const FAN_OUT_BATCH = 200;
+const READ_BATCH = 256;
+const QUEUE_PER_RECEIVER = 256;
+const WIDE_READ_INTERVAL_MS = 500;
+const ACCOUNTS_TTL_MS = 1_000;
 const USER_AGENT = 'payctl-webhooks/1.0';
+/** Finished attempts are written together after this long: one commit (one fsync) for many. */
+const RECORD_DELAY_MS = 25;
 
-interface AttemptResult {
-  statusCode: number | null;
-  error: string | null;
-  retryAfter: string | undefined;
-  durationMs: number;
+interface Finished {
+  attempt: store.AttemptRow;
+  outcome: store.AttemptOutcome;
+  /** An outbox event's delivery: recording it may release a later event for the same resource. */
+  sequenced: boolean;
+}
+
+interface Flight {
+  receiver: string;
+  controller: AbortController;
+  done: Promise<void>;
 }
 
 function describeError(error: unknown): string {
@@ -50,10 +63,24 @@ function describeError(error: unknown): string {
 const receiverKey = (delivery: store.DeliveryRow): string => delivery.webhook_id ?? `url:${delivery.target_url ?? ''}`;
 
 export class Dispatcher {
-  readonly #inFlight = new Map<string, { receiver: string; controller: AbortController; done: Promise<void> }>();
   readonly #agent = new Agent({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 });
+  /** Read from the database and due, not started yet, per receiver. */
+  readonly #queues = new Map<string, store.DueDelivery[]>();
+  readonly #queuedIds = new Set<string>();
+  readonly #inFlight = new Map<string, Flight>();
+  readonly #busy = new Map<string, number>();
+  /** Finished attempts not yet written; their deliveries must not be read again meanwhile. */
+  #finished: Finished[] = [];
+  readonly #unrecorded = new Set<string>();
+  #recording: Promise<void> | undefined;
+  #recordAgain = false;
+  #recordTimer: NodeJS.Timeout | undefined;
   #pumping: Promise<void> | undefined;
   #again = false;
+  /** Whether the next pass should read due deliveries (set by whatever may have made some due). */
+  #readWanted = true;
+  #lastWideRead = 0;
+  #accounts: { at: number; ids: string[] } | undefined;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
 
@@ -67,19 +94,37 @@ export class Dispatcher {
     this.#timer.unref();
   }
 
-  /** Stops taking work and abandons attempts in flight: they stay pending and run after a restart. */
+  /** Stops taking work; attempts in flight are abandoned and run again after a restart. */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     for (const flight of this.#inFlight.values()) flight.controller.abort();
     while (this.#pumping) await this.#pumping;
     await Promise.allSettled([...this.#inFlight.values()].map((flight) => flight.done));
+    if (this.#recordTimer) clearTimeout(this.#recordTimer);
+    this.#recordTimer = undefined;
+    await this.record();
     await this.#agent.close().catch(() => undefined);
   }
 
-  /** Queues new events and starts due attempts; does not wait for the attempts. Calls coalesce. */
-  pump(): Promise<void> {
+  /** Forgets queued (not started) deliveries, e.g. of a deleted webhook or a reset account. */
+  forget(matches: (delivery: store.DeliveryRow) => boolean): void {
+    this.#readWanted = true;
+    for (const [receiver, queue] of this.#queues) {
+      const kept = queue.filter((delivery) => !matches(delivery));
+      for (const delivery of queue) if (!kept.includes(delivery)) this.#queuedIds.delete(delivery.id);
+      if (kept.length === 0) this.#queues.delete(receiver);
+      else this.#queues.set(receiver, kept);
+    }
+  }
+
+  /**
+   * Queues new events, reads due deliveries (unless `read` is false and nothing asked for a read)
+   * and starts attempts; does not wait for them. Calls coalesce.
+   */
+  pump(read = true): Promise<void> {
     if (this.#stopped) return Promise.resolve();
+    if (read) this.#readWanted = true;
     if (this.#pumping) {
       this.#again = true;
       return this.#pumping;
@@ -89,7 +134,8 @@ export class Dispatcher {
         this.#again = false;
         try {
           await this.fanOut();
-          await this.startDueAttempts();
+          await this.readDue();
+          this.launchQueued();
         } catch (error) {
           this.deps.log.error({ err: error }, 'webhook dispatcher pass failed');
         }
@@ -101,10 +147,9 @@ export class Dispatcher {
   }
 
   /** Moves events past the cursor into delivery rows, in batches, each with its cursor update. */
-  async fanOut(): Promise<void> {
+  private async fanOut(): Promise<void> {
     for (let round = 0; round < 50 && !this.#stopped; round += 1) {
-      const cursor = await store.readCursor(this.deps.db);
-      if ((await store.eventsAfter(this.deps.db, cursor, 1)).length === 0) return;
+      if (!(await store.hasEventsPastCursor(this.deps.db))) return;
       const full = await inTransaction(this.deps.db, async (trx) => {
         const events = await store.eventsAfter(trx, await store.readCursor(trx), FAN_OUT_BATCH);
         const last = events.at(-1);
@@ -112,6 +157,7 @@ export class Dispatcher {
         const subscriptions = await store.subscriptionsOfAccounts(trx, [...new Set(events.map((event) => event.account_id))]);
         const rows = events.flatMap((event) => this.deliveriesFor(event, subscriptions));
         await store.insertDeliveries(trx, rows);
+        if (rows.length > 0) this.#readWanted = true;
         await store.writeCursor(trx, last.seq);
         return events.length === FAN_OUT_BATCH;
       });
@@ -151,67 +197,132 @@ export class Dispatcher {
     }));
   }
 
-  private async startDueAttempts(): Promise<void> {
-    for (const accountId of await store.accountsWithPendingDeliveries(this.deps.db)) {
-      for (let round = 0; round < 10; round += 1) {
-        const free = MAX_IN_FLIGHT - this.#inFlight.size;
-        if (free <= 0 || this.#stopped) return;
-        const busy = new Map<string, number>();
-        for (const flight of this.#inFlight.values()) busy.set(flight.receiver, (busy.get(flight.receiver) ?? 0) + 1);
-        const saturated = [...busy].filter(([, count]) => count >= PER_RECEIVER_IN_FLIGHT).map(([receiver]) => receiver);
-        const now = isoMillis(this.deps.clock.now(accountId));
-        const due = await store.dueDeliveries(this.deps.db, accountId, now, free, [...this.#inFlight.keys()], saturated);
-        let started = 0;
-        for (const delivery of due) {
-          const receiver = receiverKey(delivery);
-          if ((busy.get(receiver) ?? 0) >= PER_RECEIVER_IN_FLIGHT || this.#inFlight.size >= MAX_IN_FLIGHT) continue;
-          busy.set(receiver, (busy.get(receiver) ?? 0) + 1);
-          this.launch(delivery, receiver);
-          started += 1;
-        }
-        if (started === 0 || due.length < free) break;
+  /**
+   * Reads due deliveries into the queues. The plain read takes the first rows in due order; when
+   * those all belong to receivers that already have work queued (one receiver's backlog in
+   * front), a wider read that skips those receivers finds the others' work, at most every
+   * WIDE_READ_INTERVAL_MS because it walks the backlog.
+   */
+  private async readDue(): Promise<void> {
+    if (!this.#readWanted) return;
+    this.#readWanted = false;
+    const exclude = [...this.#inFlight.keys(), ...this.#unrecorded];
+    for (const accountId of await this.accounts()) {
+      if (this.#stopped) return;
+      const now = isoMillis(this.deps.clock.now(accountId));
+      const rows = await store.dueDeliveries(this.deps.db, accountId, now, READ_BATCH, exclude, []);
+      if (this.enqueue(rows) > 0 || rows.length < READ_BATCH) continue;
+      if (Date.now() - this.#lastWideRead < WIDE_READ_INTERVAL_MS) {
+        this.#readWanted = true;
+        continue;
+      }
+      this.#lastWideRead = Date.now();
+      this.enqueue(await store.dueDeliveries(this.deps.db, accountId, now, READ_BATCH, exclude, [...this.#queues.keys()]));
+    }
+  }
+
+  /** The account ids, read at most once a second (each read waits its turn on the one connection). */
+  private async accounts(): Promise<string[]> {
+    if (!this.#accounts || Date.now() - this.#accounts.at > ACCOUNTS_TTL_MS) {
+      this.#accounts = { at: Date.now(), ids: await store.accountIds(this.deps.db) };
+    }
+    return this.#accounts.ids;
+  }
+
+  /** Adds rows to their receivers' queues (skipping known ones); returns how many were added. */
+  private enqueue(rows: readonly store.DueDelivery[]): number {
+    let added = 0;
+    for (const row of rows) {
+      if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
+      const receiver = receiverKey(row);
+      const queue = this.#queues.get(receiver) ?? [];
+      if (queue.length >= QUEUE_PER_RECEIVER || this.#queuedIds.has(row.id)) continue;
+      this.#queuedIds.add(row.id);
+      queue.push(row);
+      this.#queues.set(receiver, queue);
+      added += 1;
+    }
+    return added;
+  }
+
+  /** Starts queued attempts, one receiver after another, within both limits. */
+  private launchQueued(): void {
+    let progress = true;
+    while (progress && !this.#stopped && this.#inFlight.size < MAX_IN_FLIGHT) {
+      progress = false;
+      for (const [receiver, queue] of this.#queues) {
+        if (this.#inFlight.size >= MAX_IN_FLIGHT) break;
+        if ((this.#busy.get(receiver) ?? 0) >= PER_RECEIVER_IN_FLIGHT) continue;
+        const delivery = queue.shift();
+        if (queue.length === 0) this.#queues.delete(receiver);
+        if (delivery) this.#queuedIds.delete(delivery.id);
+        if (!delivery || this.#inFlight.has(delivery.id) || this.#unrecorded.has(delivery.id)) continue;
+        this.launch(delivery, receiver);
+        progress = true;
       }
     }
   }
 
   private launch(delivery: store.DueDelivery, receiver: string): void {
     const controller = new AbortController();
+    this.#busy.set(receiver, (this.#busy.get(receiver) ?? 0) + 1);
     const done = this.attempt(delivery, controller.signal)
+      .then((finished) => {
+        if (!finished) return;
+        this.#finished.push(finished);
+        this.#unrecorded.add(delivery.id);
+        this.#recordTimer ??= setTimeout(() => {
+          this.#recordTimer = undefined;
+          void this.record();
+        }, RECORD_DELAY_MS);
+      })
       .catch((error: unknown) => this.deps.log.error({ err: error, delivery: delivery.id }, 'webhook attempt failed'))
       .finally(() => {
         this.#inFlight.delete(delivery.id);
-        if (!this.#stopped) void this.pump();
+        const busy = (this.#busy.get(receiver) ?? 1) - 1;
+        if (busy > 0) this.#busy.set(receiver, busy);
+        else this.#busy.delete(receiver);
+        if (this.#stopped) return;
+        if (this.#queues.has(receiver)) this.launchQueued();
+        else void this.pump(true);
       });
     this.#inFlight.set(delivery.id, { receiver, controller, done });
   }
 
-  private async attempt(delivery: store.DueDelivery, signal: AbortSignal): Promise<void> {
+  /** One attempt; undefined when the server stopped during it (it is made again after a restart). */
+  private async attempt(delivery: store.DueDelivery, signal: AbortSignal): Promise<Finished | undefined> {
     const body = delivery.mock_body ?? delivery.event_body;
     const base = delivery.target_url ?? delivery.subscription_url;
+    const startedAt = this.deps.clock.now(delivery.account_id);
     if (body === null || base === null) {
-      await this.finish(delivery, 'CANCELLED', 'the event or its subscription no longer exists');
-      return;
+      return this.finished(delivery, startedAt, '', '', { statusCode: null, error: 'the event or its webhook no longer exists', durationMs: 0 }, 'CANCELLED');
     }
     const url = joinReceiverUrl(base, delivery.receiver_path);
-    const key = await this.keys.current();
-    const startedAt = this.deps.clock.now(delivery.account_id);
     const transmission = { transmissionId: randomUUID(), transmissionTime: isoSeconds(startedAt), webhookId: delivery.signing_webhook_id };
     const problem = receiverUrlProblem(url);
-    const result: AttemptResult = problem
-      ? { statusCode: null, error: problem.description, retryAfter: undefined, durationMs: 0 }
-      : await this.post(url, body, {
-          'PAYPAL-TRANSMISSION-ID': transmission.transmissionId,
-          'PAYPAL-TRANSMISSION-TIME': transmission.transmissionTime,
-          'PAYPAL-TRANSMISSION-SIG': signTransmission(key, transmission, body),
-          'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
-          'PAYPAL-AUTH-ALGO': AUTH_ALGO,
-        }, signal);
-    if (this.#stopped) return;
-    await this.record(delivery, { url, startedAt, transmissionId: transmission.transmissionId, result });
+    if (problem) {
+      return this.finished(delivery, startedAt, url, transmission.transmissionId, { statusCode: null, error: problem.description, durationMs: 0 });
+    }
+    const key = await this.keys.current();
+    const headers: Record<string, string> = {
+      'PAYPAL-TRANSMISSION-ID': transmission.transmissionId,
+      'PAYPAL-TRANSMISSION-TIME': transmission.transmissionTime,
+      'PAYPAL-TRANSMISSION-SIG': await signTransmissionAsync(key, transmission, body),
+      'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
+      'PAYPAL-AUTH-ALGO': AUTH_ALGO,
+    };
+    const result = await this.post(url, body, headers, signal);
+    if (this.#stopped && signal.aborted) return undefined;
+    return this.finished(delivery, startedAt, url, transmission.transmissionId, result);
   }
 
   /** One POST. The signature headers go out under their public names and with a SERVICE- prefix. */
-  private async post(url: string, body: string, signature: Record<string, string>, signal: AbortSignal): Promise<AttemptResult> {
+  private async post(
+    url: string,
+    body: string,
+    signature: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<{ statusCode: number | null; error: string | null; retryAfter?: string | undefined; durationMs: number }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature };
     for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
     const started = performance.now();
@@ -234,56 +345,81 @@ export class Dispatcher {
         durationMs: Math.round(performance.now() - started),
       };
     } catch (error) {
-      return { statusCode: null, error: describeError(error), retryAfter: undefined, durationMs: Math.round(performance.now() - started) };
+      return { statusCode: null, error: describeError(error), durationMs: Math.round(performance.now() - started) };
     }
   }
 
-  private async record(
-    delivery: store.DueDelivery,
-    attempt: { url: string; startedAt: Date; transmissionId: string; result: AttemptResult },
-  ): Promise<void> {
+  /** The attempt row and the delivery's next state: done, given up, or when to try again. */
+  private finished(
+    delivery: store.DeliveryRow,
+    startedAt: Date,
+    url: string,
+    transmissionId: string,
+    result: { statusCode: number | null; error: string | null; retryAfter?: string | undefined; durationMs: number },
+    forced?: DeliveryStatus,
+  ): Finished {
     const number = Number(delivery.attempt_count) + 1;
-    const { statusCode, error, retryAfter } = attempt.result;
-    let status: DeliveryStatus = 'PENDING';
+    const { statusCode, error } = result;
+    let status: DeliveryStatus = forced ?? 'PENDING';
     let next: string | null = null;
-    if (statusCode !== null && statusCode >= 200 && statusCode < 300) status = 'DELIVERED';
+    if (forced) status = forced;
+    else if (statusCode !== null && statusCode >= 200 && statusCode < 300) status = 'DELIVERED';
     else if (statusCode === 410) status = 'GONE';
     else if (number >= MAX_ATTEMPTS) status = 'FAILED';
     else {
-      const honoured = statusCode === 429 ? retryAfterSeconds(retryAfter, Date.now()) : undefined;
-      next = isoMillis(addSeconds(attempt.startedAt, honoured ?? retryDelaySeconds(number) ?? 0));
+      const honoured = statusCode === 429 ? retryAfterSeconds(result.retryAfter, Date.now()) : undefined;
+      next = isoMillis(addSeconds(startedAt, honoured ?? retryDelaySeconds(number) ?? 0));
     }
-    const now = isoMillis(this.deps.clock.now(delivery.account_id));
-    await inTransaction(this.deps.db, async (trx) => {
-      if (!(await store.findDelivery(trx, delivery.id))) return; // deleted by a reset meanwhile
-      await store.recordAttempt(
-        trx,
-        {
-          seq: null,
-          delivery_id: delivery.id,
-          account_id: delivery.account_id,
-          attempt_number: BigInt(number),
-          attempt_time: isoMillis(attempt.startedAt),
-          url: attempt.url,
-          transmission_id: attempt.transmissionId,
-          status_code: statusCode === null ? null : BigInt(statusCode),
-          error,
-          duration_ms: BigInt(attempt.result.durationMs),
-        },
-        { status, next_attempt_at: next, last_status_code: statusCode === null ? null : BigInt(statusCode), last_error: error, update_time: now },
-      );
-    });
+    const code = statusCode === null ? null : BigInt(statusCode);
+    return {
+      attempt: {
+        seq: null,
+        delivery_id: delivery.id,
+        account_id: delivery.account_id,
+        attempt_number: BigInt(number),
+        attempt_time: isoMillis(startedAt),
+        url,
+        transmission_id: transmissionId,
+        status_code: code,
+        error,
+        duration_ms: BigInt(result.durationMs),
+      },
+      sequenced: delivery.event_seq !== null,
+      outcome: {
+        status,
+        next_attempt_at: next,
+        last_status_code: code,
+        last_error: error,
+        update_time: isoMillis(this.deps.clock.now(delivery.account_id)),
+      },
+    };
   }
 
-  private async finish(delivery: store.DeliveryRow, status: DeliveryStatus, reason: string): Promise<void> {
-    const now = isoMillis(this.deps.clock.now(delivery.account_id));
-    await inTransaction(this.deps.db, (trx) =>
-      trx
-        .updateTable('webhook_deliveries')
-        .set({ status, next_attempt_at: null, last_error: reason, update_time: now })
-        .where('id', '=', delivery.id)
-        .where('status', '=', 'PENDING')
-        .execute(),
-    );
+  /** Writes finished attempts, all that have piled up in one transaction; calls coalesce. */
+  private record(): Promise<void> {
+    if (this.#recording) {
+      this.#recordAgain = true;
+      return this.#recording;
+    }
+    this.#recording = (async () => {
+      do {
+        this.#recordAgain = false;
+        const batch = this.#finished;
+        this.#finished = [];
+        if (batch.length === 0) continue;
+        try {
+          await inTransaction(this.deps.db, (trx) => store.recordAttempts(trx, batch));
+        } catch (error) {
+          // The deliveries stay as they were and are attempted again.
+          this.deps.log.error({ err: error }, 'recording webhook attempts failed');
+        }
+        for (const { attempt } of batch) this.#unrecorded.delete(attempt.delivery_id);
+        if (batch.some(({ sequenced }) => sequenced)) this.#readWanted = true;
+      } while (this.#recordAgain || this.#finished.length > 0);
+    })().finally(() => {
+      this.#recording = undefined;
+      if (!this.#stopped) void this.pump(false);
+    });
+    return this.#recording;
   }
 }

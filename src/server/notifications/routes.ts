@@ -31,7 +31,7 @@ import { verifyWebhookSignature } from './verify.js';
 const WEBHOOKS = '/v1/notifications/webhooks';
 const EVENTS = '/v1/notifications/webhooks-events';
 
-function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps): void {
+function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, dispatcher: Dispatcher): void {
   app.post(WEBHOOKS, async (request, reply) => {
     const body = parseBody(createWebhookSchema, request.body);
     const appId = callerOf(request).appId;
@@ -74,6 +74,7 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps): voi
       await subscriptions.deleteWebhook(ctx, webhook_id);
       return { status: 204, body: undefined };
     });
+    dispatcher.forget((delivery) => delivery.webhook_id === webhook_id);
     return sendResult(reply, result);
   });
 
@@ -141,12 +142,15 @@ function registerSignatureRoutes(app: FastifyInstance, deps: ServerDeps, keys: S
 export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const keys = new SigningKeys(deps.db, () => deps.clock.systemNow());
   const dispatcher = new Dispatcher(deps, keys);
-  registerSubscriptionRoutes(app, deps);
+  registerSubscriptionRoutes(app, deps, dispatcher);
   registerHistoryRoutes(app, deps);
   registerSignatureRoutes(app, deps, keys);
 
   deps.scheduler.register('webhook-delivery', () => dispatcher.pump());
-  deps.hooks.onAccountReset.push((db, accountId) => deleteAccountDeliveries(db, accountId));
+  deps.hooks.onAccountReset.push(async (db, accountId) => {
+    dispatcher.forget((delivery) => delivery.account_id === accountId);
+    await deleteAccountDeliveries(db, accountId);
+  });
   deps.hooks.onClose.push(() => dispatcher.stop());
   app.addHook('onReady', async () => dispatcher.start());
 }

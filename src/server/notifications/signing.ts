@@ -100,6 +100,16 @@ export function signTransmission(key: SigningKey, transmission: Transmission, bo
   return sign('sha256', Buffer.from(signedString(transmission, body), 'utf8'), key.privateKey).toString('base64');
 }
 
+/** The same signature computed on the libuv thread pool: RSA signing costs milliseconds of CPU. */
+export function signTransmissionAsync(key: SigningKey, transmission: Transmission, body: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    sign('sha256', Buffer.from(signedString(transmission, body), 'utf8'), key.privateKey, (error, signature) => {
+      if (error) reject(error);
+      else resolve(signature.toString('base64'));
+    });
+  });
+}
+
 export function verifyTransmission(
   certificate: X509Certificate,
   transmission: Transmission,

@@ -151,6 +151,17 @@ export interface OutboxEvent {
   body: string;
 }
 
+/** Whether any event lies past the cursor (one cheap query, the common answer being no). */
+export async function hasEventsPastCursor(db: Queryable): Promise<boolean> {
+  const row = await db
+    .selectFrom('events')
+    .select('seq')
+    .where('seq', '>', (eb) => eb.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', 'events'))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function eventsAfter(db: Queryable, seq: bigint, limit: number): Promise<OutboxEvent[]> {
   const rows = await db
     .selectFrom('events')
@@ -176,9 +187,8 @@ export async function insertDeliveries(db: Queryable, rows: readonly DeliveryRow
   }
 }
 
-export async function accountsWithPendingDeliveries(db: Queryable): Promise<string[]> {
-  const rows = await db.selectFrom('webhook_deliveries').select('account_id').distinct().where('status', '=', 'PENDING').execute();
-  return rows.map((row) => row.account_id);
+export async function accountIds(db: Queryable): Promise<string[]> {
+  return (await db.selectFrom('accounts').select('id').execute()).map((row) => row.id);
 }
 
 export interface DueDelivery extends DeliveryRow {
@@ -186,8 +196,12 @@ export interface DueDelivery extends DeliveryRow {
   subscription_url: string | null;
 }
 
+/** The receiver a delivery goes to: its subscription, or `url:` and the address of a bare-URL simulation. */
+export const receiverKeySql = sql<string>`coalesce(d.webhook_id, 'url:' || d.target_url)`;
+
 /**
- * Pending deliveries of one account that are due. A delivery waits while an earlier event for the
+ * Due pending deliveries of one account, oldest due first (the index order of
+ * webhook_deliveries_due, so no sort). A delivery is held back while an earlier event for the
  * same subscription and resource has not had its first attempt (per-resource commit order).
  */
 export function dueDeliveries(
@@ -196,7 +210,7 @@ export function dueDeliveries(
   now: string,
   limit: number,
   excludeIds: readonly string[],
-  busyReceivers: readonly string[],
+  excludeReceivers: readonly string[],
 ): Promise<DueDelivery[]> {
   let query = db
     .selectFrom('webhook_deliveries as d')
@@ -204,8 +218,8 @@ export function dueDeliveries(
     .leftJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
     .selectAll('d')
     .select(['e.body as event_body', 's.url as subscription_url'])
-    .where('d.account_id', '=', accountId)
     .where('d.status', '=', 'PENDING')
+    .where('d.account_id', '=', accountId)
     .where('d.next_attempt_at', '<=', now)
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -221,14 +235,9 @@ export function dueDeliveries(
       ),
     )
     .orderBy('d.next_attempt_at')
-    .orderBy(sql`coalesce(d.event_seq, 0)`)
-    .orderBy('d.id')
     .limit(limit);
   if (excludeIds.length > 0) query = query.where('d.id', 'not in', excludeIds);
-  if (busyReceivers.length > 0) {
-    // The receiver key: the subscription id, or `url:` and the address for a bare-URL simulation.
-    query = query.where(sql<string>`coalesce(d.webhook_id, 'url:' || d.target_url)`, 'not in', busyReceivers);
-  }
+  if (excludeReceivers.length > 0) query = query.where(receiverKeySql, 'not in', excludeReceivers);
   return query.execute() as Promise<DueDelivery[]>;
 }
 
@@ -236,25 +245,35 @@ export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | u
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function recordAttempt(
-  db: Queryable,
-  attempt: AttemptRow,
-  outcome: Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>,
-): Promise<void> {
-  await db.insertInto('webhook_attempts').values(attempt).execute();
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ ...outcome, attempt_count: attempt.attempt_number })
-    .where('id', '=', attempt.delivery_id)
-    .where('status', '=', 'PENDING')
-    .execute();
-  // A delivery cancelled while its attempt was in flight keeps its status but counts the attempt.
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ attempt_count: attempt.attempt_number, update_time: outcome.update_time })
-    .where('id', '=', attempt.delivery_id)
-    .where('status', '!=', 'PENDING')
-    .execute();
+export type AttemptOutcome = Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>;
+
+/**
+ * Records finished attempts in the caller's transaction. Deliveries deleted meanwhile (a reset)
+ * are skipped; one cancelled while its attempt was in flight keeps its status but counts it.
+ */
+export async function recordAttempts(db: Queryable, results: ReadonlyArray<{ attempt: AttemptRow; outcome: AttemptOutcome }>): Promise<void> {
+  if (results.length === 0) return;
+  const ids = results.map((result) => result.attempt.delivery_id);
+  const statusOf = new Map<string, string>();
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await db.selectFrom('webhook_deliveries').select(['id', 'status']).where('id', 'in', ids.slice(start, start + 500)).execute();
+    for (const row of rows) statusOf.set(row.id, row.status);
+  }
+  const kept = results.filter((result) => statusOf.has(result.attempt.delivery_id));
+  for (let start = 0; start < kept.length; start += 50) {
+    await db
+      .insertInto('webhook_attempts')
+      .values(kept.slice(start, start + 50).map((result) => result.attempt))
+      .execute();
+  }
+  for (const { attempt, outcome } of kept) {
+    const counted = { attempt_count: attempt.attempt_number, update_time: outcome.update_time };
+    await db
+      .updateTable('webhook_deliveries')
+      .set(statusOf.get(attempt.delivery_id) === 'PENDING' ? { ...outcome, ...counted } : counted)
+      .where('id', '=', attempt.delivery_id)
+      .execute();
+  }
 }
 
 export interface DeliveryFilter {
