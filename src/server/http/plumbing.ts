@@ -142,8 +142,9 @@ const CLIENT_ERRORS: Record<string, { status: number; issue: string; description
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // As Node does: answer only when nothing of a response went out on this connection yet.
-  if (!socket.writable || socket.bytesWritten > 0) {
+  // As Node does: answer unless a response in flight on this connection has already started.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
