@@ -242,6 +242,19 @@ describe('trigger --simulate and verify', () => {
     }
   });
 
+  it.each([
+    ['PAYMENT.AUTHORIZATION.CREATED', 'authorization'],
+    ['PAYMENT.CAPTURE.PENDING', 'capture'],
+    ['PAYMENT.CAPTURE.REFUNDED', 'refund'],
+    ['CHECKOUT.ORDER.APPROVED', 'checkout-order'],
+    ['CHECKOUT.ORDER.COMPLETED', 'checkout-order'],
+  ])('trigger %s runs the real flow and prints the recorded event', async (eventType, resourceType) => {
+    const event = json(await cli('webhooks', 'trigger', eventType, '--json'));
+    expect(event).toMatchObject({ event_type: eventType, resource_type: resourceType });
+    const stored = await t.request('GET', `/v1/notifications/webhooks-events/${event.id}`);
+    expect(stored.body).toEqual(event);
+  });
+
   it('refuses a real flow it does not know, and --simulate without a target', async () => {
     const unknown = await cli('webhooks', 'trigger', 'CUSTOMER.DISPUTE.CREATED');
     expect(unknown.code).toBe(2);

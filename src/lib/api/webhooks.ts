@@ -3,6 +3,8 @@
 
 import { z } from 'zod';
 import type { ApiClient, QueryValue } from './client.js';
+import { authorizeOrder, captureOrder, createOrder } from './orders.js';
+import { captureAuthorization, refundCapture, voidAuthorization } from './payments.js';
 import { linkSchema } from './types.js';
 
 const eventTypeSchema = z.looseObject({
@@ -324,41 +326,17 @@ export function eventResourceId(event: { resource?: unknown }): string {
   return '';
 }
 
-// ---- real flows that make the server emit an event (webhooks trigger)
+// ---- real flows that make the server emit an event (webhooks trigger), through the payments
+// and orders client functions
 
-const FULL = 'return=representation';
-const SAMPLE_CARD = { card: { number: '4111111111111111', expiry: '2030-12' } };
+const TEN_USD = { currency_code: 'USD', value: '10.00' } as const;
 
-async function createOrder(client: ApiClient, intent: 'AUTHORIZE' | 'CAPTURE', value: string): Promise<string> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/v2/checkout/orders',
-    body: { intent, purchase_units: [{ amount: { currency_code: 'USD', value } }], payment_source: SAMPLE_CARD },
-    prefer: FULL,
-  });
-  return z.looseObject({ id: z.string() }).parse(response.body).id;
-}
-
-async function authorize(client: ApiClient, value: string): Promise<string> {
-  const orderId = await createOrder(client, 'AUTHORIZE', value);
-  const response = await client.request({ method: 'POST', path: `/v2/checkout/orders/${orderId}/authorize`, body: {}, prefer: FULL });
-  const body = z
-    .looseObject({ purchase_units: z.array(z.looseObject({ payments: z.looseObject({ authorizations: z.array(z.looseObject({ id: z.string() })) }) })) })
-    .parse(response.body);
-  const id = body.purchase_units[0]?.payments.authorizations[0]?.id;
-  if (!id) throw new Error('the authorize answer carried no authorization');
+async function authorize(client: ApiClient): Promise<string> {
+  const order = await createOrder(client, { intent: 'AUTHORIZE', amount: TEN_USD, card: true });
+  const authorized = await authorizeOrder(client, order.id);
+  const id = authorized.purchase_units?.[0]?.payments?.authorizations?.[0]?.id;
+  if (!id) throw new Error(`order ${order.id} was authorized but its answer carried no authorization`);
   return id;
-}
-
-async function capture(client: ApiClient, authorizationId: string, headers: Record<string, string> = {}): Promise<string> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/v2/payments/authorizations/${authorizationId}/capture`,
-    body: {},
-    headers,
-    prefer: FULL,
-  });
-  return z.looseObject({ id: z.string() }).parse(response.body).id;
 }
 
 async function setKyc(client: ApiClient, status: 'PENDING' | 'VERIFIED'): Promise<void> {
@@ -367,39 +345,32 @@ async function setKyc(client: ApiClient, status: 'PENDING' | 'VERIFIED'): Promis
 
 /** Per event type: the API calls that produce it, returning the id of the resource it is about. */
 const FLOWS: Record<string, (client: ApiClient) => Promise<string>> = {
-  'PAYMENT.AUTHORIZATION.CREATED': (client) => authorize(client, '10.00'),
-  'PAYMENT.AUTHORIZATION.VOIDED': async (client) => {
-    const id = await authorize(client, '10.00');
-    await client.request({ method: 'POST', path: `/v2/payments/authorizations/${id}/void`, body: {}, prefer: FULL });
-    return id;
-  },
-  'PAYMENT.CAPTURE.COMPLETED': async (client) => capture(client, await authorize(client, '10.00')),
+  'PAYMENT.AUTHORIZATION.CREATED': (client) => authorize(client),
+  'PAYMENT.AUTHORIZATION.VOIDED': async (client) => (await voidAuthorization(client, await authorize(client))).id,
+  'PAYMENT.CAPTURE.COMPLETED': async (client) => (await captureAuthorization(client, await authorize(client), {})).id,
   'PAYMENT.CAPTURE.DECLINED': async (client) =>
-    capture(client, await authorize(client, '10.00'), { 'Service-Mock-Response': '{"mock_application_codes":"INSTRUMENT_DECLINED"}' }),
+    (
+      await captureAuthorization(client, await authorize(client), {}, {
+        headers: { 'Service-Mock-Response': '{"mock_application_codes":"INSTRUMENT_DECLINED"}' },
+      })
+    ).id,
   'PAYMENT.CAPTURE.PENDING': async (client) => {
-    const id = await authorize(client, '10.00');
+    const id = await authorize(client);
     await setKyc(client, 'PENDING');
     try {
-      return await capture(client, id);
+      return (await captureAuthorization(client, id, {})).id;
     } finally {
       await setKyc(client, 'VERIFIED');
     }
   },
   'PAYMENT.CAPTURE.REFUNDED': async (client) => {
-    const captureId = await capture(client, await authorize(client, '10.00'));
-    const response = await client.request({
-      method: 'POST',
-      path: `/v2/payments/captures/${captureId}/refund`,
-      body: { amount: { currency_code: 'USD', value: '4.00' } },
-      prefer: FULL,
-    });
-    return z.looseObject({ id: z.string() }).parse(response.body).id;
+    const captured = await captureAuthorization(client, await authorize(client), {});
+    return (await refundCapture(client, captured.id, { amount: { currency_code: 'USD', value: '4.00' } })).id;
   },
-  'CHECKOUT.ORDER.APPROVED': (client) => createOrder(client, 'CAPTURE', '10.00'),
+  'CHECKOUT.ORDER.APPROVED': async (client) => (await createOrder(client, { intent: 'CAPTURE', amount: TEN_USD, card: true })).id,
   'CHECKOUT.ORDER.COMPLETED': async (client) => {
-    const id = await createOrder(client, 'CAPTURE', '10.00');
-    await client.request({ method: 'POST', path: `/v2/checkout/orders/${id}/capture`, body: {}, prefer: FULL });
-    return id;
+    const order = await createOrder(client, { intent: 'CAPTURE', amount: TEN_USD, card: true });
+    return (await captureOrder(client, order.id)).id;
   },
 };
 
