@@ -11,25 +11,21 @@
 // order; a failed delivery then retries on its own schedule and does not hold back later events.
 
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
+import { Agent } from 'undici';
+import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
-import { MAX_ATTEMPTS, retryAfterSeconds, retryDelaySeconds } from './retry-schedule.js';
+import { ATTEMPT_TIMEOUT_MS, attemptRecord, postDelivery, type Finished } from './attempt.js';
 import { subscribedNames } from './service.js';
 import { AUTH_ALGO, certUrl, signTransmissionAsync, type SigningKeys } from './signing.js';
-import type { DeliveryStatus } from './states.js';
 import * as store from './store.js';
 import { guardedLookup, receiverUrlProblem } from './url-guard.js';
 
 export const MAX_IN_FLIGHT = 16;
 export const PER_RECEIVER_IN_FLIGHT = 4;
-/** Per attempt: connecting, then waiting for the headers, then between body chunks. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How often the dispatcher looks for new events and due retries, in real time. */
 export const DISPATCH_INTERVAL_MS = 100;
 const FAN_OUT_BATCH = 200;
@@ -37,27 +33,13 @@ const READ_BATCH = 256;
 const QUEUE_PER_RECEIVER = 256;
 const WIDE_READ_INTERVAL_MS = 500;
 const ACCOUNTS_TTL_MS = 1_000;
-const USER_AGENT = 'payctl-webhooks/1.0';
 /** Finished attempts are written together after this long: one commit (one fsync) for many. */
 const RECORD_DELAY_MS = 25;
-
-interface Finished {
-  attempt: store.AttemptRow;
-  outcome: store.AttemptOutcome;
-  /** An outbox event's delivery: recording it may release a later event for the same resource. */
-  sequenced: boolean;
-}
 
 interface Flight {
   receiver: string;
   controller: AbortController;
   done: Promise<void>;
-}
-
-function describeError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' ? `${code}: ${message}` : message).slice(0, 500);
 }
 
 const receiverKey = (delivery: store.DeliveryRow): string => delivery.webhook_id ?? `url:${delivery.target_url ?? ''}`;
@@ -291,108 +273,32 @@ export class Dispatcher {
 
   /** One attempt; undefined when the server stopped during it (it is made again after a restart). */
   private async attempt(delivery: store.DueDelivery, signal: AbortSignal): Promise<Finished | undefined> {
+    const now = () => this.deps.clock.now(delivery.account_id);
     const body = delivery.mock_body ?? delivery.event_body;
     const base = delivery.target_url ?? delivery.subscription_url;
-    const startedAt = this.deps.clock.now(delivery.account_id);
+    const startedAt = now();
     if (body === null || base === null) {
-      return this.finished(delivery, startedAt, '', '', { statusCode: null, error: 'the event or its webhook no longer exists', durationMs: 0 }, 'CANCELLED');
+      const gone = { statusCode: null, error: 'the event or its webhook no longer exists', durationMs: 0 };
+      return attemptRecord(delivery, { startedAt, url: '', transmissionId: '', result: gone, updatedAt: now(), forced: 'CANCELLED' });
     }
     const url = joinReceiverUrl(base, delivery.receiver_path);
     const transmission = { transmissionId: randomUUID(), transmissionTime: isoSeconds(startedAt), webhookId: delivery.signing_webhook_id };
     const problem = receiverUrlProblem(url);
     if (problem) {
-      return this.finished(delivery, startedAt, url, transmission.transmissionId, { statusCode: null, error: problem.description, durationMs: 0 });
+      const refused = { statusCode: null, error: problem.description, durationMs: 0 };
+      return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result: refused, updatedAt: now() });
     }
     const key = await this.keys.current();
-    const headers: Record<string, string> = {
+    const signature: Record<string, string> = {
       'PAYPAL-TRANSMISSION-ID': transmission.transmissionId,
       'PAYPAL-TRANSMISSION-TIME': transmission.transmissionTime,
       'PAYPAL-TRANSMISSION-SIG': await signTransmissionAsync(key, transmission, body),
       'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
       'PAYPAL-AUTH-ALGO': AUTH_ALGO,
     };
-    const result = await this.post(url, body, headers, signal);
+    const result = await postDelivery(this.#agent, url, body, signature, signal);
     if (this.#stopped && signal.aborted) return undefined;
-    return this.finished(delivery, startedAt, url, transmission.transmissionId, result);
-  }
-
-  /** One POST. The signature headers go out under their public names and with a SERVICE- prefix. */
-  private async post(
-    url: string,
-    body: string,
-    signature: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<{ statusCode: number | null; error: string | null; retryAfter?: string | undefined; durationMs: number }> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature };
-    for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
-    const started = performance.now();
-    try {
-      const response = await request(url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.#agent,
-        headersTimeout: ATTEMPT_TIMEOUT_MS,
-        bodyTimeout: ATTEMPT_TIMEOUT_MS,
-        signal,
-      });
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const retryAfter = response.headers['retry-after'];
-      return {
-        statusCode: response.statusCode,
-        error: null,
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        durationMs: Math.round(performance.now() - started),
-      };
-    } catch (error) {
-      return { statusCode: null, error: describeError(error), durationMs: Math.round(performance.now() - started) };
-    }
-  }
-
-  /** The attempt row and the delivery's next state: done, given up, or when to try again. */
-  private finished(
-    delivery: store.DeliveryRow,
-    startedAt: Date,
-    url: string,
-    transmissionId: string,
-    result: { statusCode: number | null; error: string | null; retryAfter?: string | undefined; durationMs: number },
-    forced?: DeliveryStatus,
-  ): Finished {
-    const number = Number(delivery.attempt_count) + 1;
-    const { statusCode, error } = result;
-    let status: DeliveryStatus = forced ?? 'PENDING';
-    let next: string | null = null;
-    if (forced) status = forced;
-    else if (statusCode !== null && statusCode >= 200 && statusCode < 300) status = 'DELIVERED';
-    else if (statusCode === 410) status = 'GONE';
-    else if (number >= MAX_ATTEMPTS) status = 'FAILED';
-    else {
-      const honoured = statusCode === 429 ? retryAfterSeconds(result.retryAfter, Date.now()) : undefined;
-      next = isoMillis(addSeconds(startedAt, honoured ?? retryDelaySeconds(number) ?? 0));
-    }
-    const code = statusCode === null ? null : BigInt(statusCode);
-    return {
-      attempt: {
-        seq: null,
-        delivery_id: delivery.id,
-        account_id: delivery.account_id,
-        attempt_number: BigInt(number),
-        attempt_time: isoMillis(startedAt),
-        url,
-        transmission_id: transmissionId,
-        status_code: code,
-        error,
-        duration_ms: BigInt(result.durationMs),
-      },
-      sequenced: delivery.event_seq !== null,
-      outcome: {
-        status,
-        next_attempt_at: next,
-        last_status_code: code,
-        last_error: error,
-        update_time: isoMillis(this.deps.clock.now(delivery.account_id)),
-      },
-    };
+    return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result, updatedAt: now() });
   }
 
   /** Writes finished attempts, all that have piled up in one transaction; calls coalesce. */

@@ -1,0 +1,108 @@
+// One delivery attempt: the signed POST, and what its answer means for the delivery.
+
+import { performance } from 'node:perf_hooks';
+import { request, type Dispatcher as HttpDispatcher } from 'undici';
+import { addSeconds, isoMillis } from '../core/clock.js';
+import { MAX_ATTEMPTS, retryAfterSeconds, retryDelaySeconds } from './retry-schedule.js';
+import type { DeliveryStatus } from './states.js';
+import type * as store from './store.js';
+
+/** Per attempt: connecting, then waiting for the headers, then between body chunks. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+const USER_AGENT = 'payctl-webhooks/1.0';
+
+export interface PostResult {
+  statusCode: number | null;
+  error: string | null;
+  retryAfter?: string | undefined;
+  durationMs: number;
+}
+
+export interface Finished {
+  attempt: store.AttemptRow;
+  outcome: store.AttemptOutcome;
+  /** An outbox event's delivery: recording it may release a later event for the same resource. */
+  sequenced: boolean;
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' ? `${code}: ${message}` : message).slice(0, 500);
+}
+
+/** One POST. The signature headers go out under their public names and with a SERVICE- prefix. */
+export async function postDelivery(
+  agent: HttpDispatcher,
+  url: string,
+  body: string,
+  signature: Record<string, string>,
+  signal: AbortSignal,
+): Promise<PostResult> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature };
+  for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
+  const started = performance.now();
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: agent,
+      headersTimeout: ATTEMPT_TIMEOUT_MS,
+      bodyTimeout: ATTEMPT_TIMEOUT_MS,
+      signal,
+    });
+    await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    const retryAfter = response.headers['retry-after'];
+    return {
+      statusCode: response.statusCode,
+      error: null,
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    return { statusCode: null, error: describeError(error), durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+export interface AttemptFacts {
+  startedAt: Date;
+  url: string;
+  transmissionId: string;
+  result: PostResult;
+  updatedAt: Date;
+  forced?: DeliveryStatus;
+}
+
+/** The attempt row and the delivery's next state: delivered, gone, given up, or when to try again. */
+export function attemptRecord(delivery: store.DeliveryRow, facts: AttemptFacts): Finished {
+  const number = Number(delivery.attempt_count) + 1;
+  const { statusCode, error } = facts.result;
+  let status: DeliveryStatus = 'PENDING';
+  let next: string | null = null;
+  if (facts.forced) status = facts.forced;
+  else if (statusCode !== null && statusCode >= 200 && statusCode < 300) status = 'DELIVERED';
+  else if (statusCode === 410) status = 'GONE';
+  else if (number >= MAX_ATTEMPTS) status = 'FAILED';
+  else {
+    const honoured = statusCode === 429 ? retryAfterSeconds(facts.result.retryAfter, Date.now()) : undefined;
+    next = isoMillis(addSeconds(facts.startedAt, honoured ?? retryDelaySeconds(number) ?? 0));
+  }
+  const code = statusCode === null ? null : BigInt(statusCode);
+  return {
+    attempt: {
+      seq: null,
+      delivery_id: delivery.id,
+      account_id: delivery.account_id,
+      attempt_number: BigInt(number),
+      attempt_time: isoMillis(facts.startedAt),
+      url: facts.url,
+      transmission_id: facts.transmissionId,
+      status_code: code,
+      error,
+      duration_ms: BigInt(facts.result.durationMs),
+    },
+    sequenced: delivery.event_seq !== null,
+    outcome: { status, next_attempt_at: next, last_status_code: code, last_error: error, update_time: isoMillis(facts.updatedAt) },
+  };
+}
