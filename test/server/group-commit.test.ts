@@ -67,6 +67,8 @@ describe('group commit', () => {
       await gate;
       return insertSetting('first')(trx);
     });
+    // A batch starts on the turn after its first request (setImmediate); let the first one start.
+    await new Promise((resolve) => setImmediate(resolve));
     const grouped = Promise.allSettled([committer.run(insertSetting('a')), committer.run(breaksAtCommit), committer.run(insertSetting('b'))]);
     open();
     expect(await first).toBe('first');

@@ -87,7 +87,13 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
       }
       return new Promise<T>((resolve, reject) => {
         queue.push({ work: work as TransactionWork<unknown>, resolve: resolve as (value: unknown) => void, reject });
-        if (!draining) void drain();
+        if (!draining) {
+          // Start the batch after this turn's I/O: every request parsed from the sockets that
+          // were readable together joins it. Starting at once would commit each alone, since a
+          // request's work runs to its COMMIT in microtasks, before the next socket is read.
+          draining = true;
+          setImmediate(() => void drain());
+        }
       });
     },
     stats: () => ({ batches, requests }),
