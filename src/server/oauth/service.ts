@@ -140,10 +140,37 @@ export interface TokenOwner {
   clientId: string;
 }
 
+interface CachedToken {
+  owner: TokenOwner;
+  expiresAt: string;
+}
+
+/** Known tokens per server (hash -> owner and expiry), so a request's auth costs no query. */
+const tokenCaches = new WeakMap<ServerDeps, Map<string, CachedToken>>();
+/** The token generation (store.tokenGeneration) each cache was filled under. */
+const cacheGeneration = new WeakMap<Map<string, CachedToken>, number>();
+const TOKEN_CACHE_SIZE = 10_000;
+
 /** The owner of a valid, unexpired token, judged on the owning account's clock. */
 export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
-  const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
-  if (!row) return undefined;
-  if (row.expires_at <= isoMillis(deps.clock.now(row.account_id))) return undefined;
-  return { accountId: row.account_id, appId: row.app_id, clientId: row.client_id };
+  const hash = hashToken(accessToken);
+  let cache = tokenCaches.get(deps);
+  if (!cache) tokenCaches.set(deps, (cache = new Map()));
+  if (cache.size > 0 && store.tokenGeneration() !== cacheGeneration.get(cache)) cache.clear();
+  let entry = cache.get(hash);
+  if (!entry) {
+    const generation = store.tokenGeneration();
+    const row = await store.findTokenWithApp(deps.db, hash);
+    if (!row) return undefined;
+    entry = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAt: row.expires_at };
+    // Cache only if no credential change happened while the query ran.
+    if (generation === store.tokenGeneration()) {
+      if (cache.size === 0) cacheGeneration.set(cache, generation);
+      if (cache.size >= TOKEN_CACHE_SIZE) cache.clear();
+      cache.set(hash, entry);
+    }
+  }
+  // Expiry is judged on every use: account clocks move.
+  if (entry.expiresAt <= isoMillis(deps.clock.now(entry.owner.accountId))) return undefined;
+  return entry.owner;
 }

@@ -58,9 +58,17 @@ export function findDefaultApp(db: Queryable, accountId: string): Promise<AppRow
     .executeTakeFirst();
 }
 
+let generation = 0;
+/** Bumped whenever tokens or app credentials change, so token caches drop what they hold. */
+export function tokenGeneration(): number {
+  return generation;
+}
+
 export async function updateAppCredentials(db: Queryable, appId: string, clientId: string, secretHash: string): Promise<void> {
+  generation += 1;
   await db.updateTable('apps').set({ client_id: clientId, secret_hash: secretHash }).where('id', '=', appId).execute();
   await db.deleteFrom('access_tokens').where('app_id', '=', appId).execute();
+  generation += 1;
 }
 
 export async function setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void> {
@@ -100,6 +108,7 @@ export function findTokenWithApp(db: Queryable, tokenHash: string) {
 }
 
 export async function deleteExpiredTokens(db: Queryable, accountId: string, before: string): Promise<void> {
+  // Expired tokens are refused on every use anyway; deleting them needs no cache invalidation.
   await db.deleteFrom('access_tokens').where('account_id', '=', accountId).where('expires_at', '<', before).execute();
 }
 
