@@ -1,6 +1,6 @@
 // Module resolution hook: reports (via the main thread's port) every heavy server module resolved:
 // the packages themselves, and the bundled or unbundled server entry of payctl.
-const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici']);
+const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici', 'conf']);
 let port;
 export function initialize(data) {
   port = data.port;
