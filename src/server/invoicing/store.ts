@@ -3,6 +3,7 @@
 
 import { sql } from 'kysely';
 import type { Queryable } from '../db/schema.js';
+import { listIndexOf, seekFrom } from './page-index.js';
 
 export interface TemplateRow {
   id: string;
@@ -168,6 +169,8 @@ export async function deleteInvoice(db: Queryable, accountId: string, id: string
 }
 
 export async function countInvoices(db: Queryable, accountId: string): Promise<number> {
+  const index = await listIndexOf(db, accountId);
+  if (index) return index.count;
   const row = await db
     .selectFrom('invoices')
     .select((eb) => eb.fn.countAll<bigint>().as('n'))
@@ -181,16 +184,15 @@ export async function countInvoices(db: Queryable, accountId: string): Promise<n
  * the offset's entries on the index without reading their rows (deferred seek), so page 1000 of
  * 100 costs a walk of 99,900 index entries, not a scan of the table and no sort.
  */
-export function listInvoicePage(db: Queryable, accountId: string, limit: number, offset: number): Promise<InvoiceRow[]> {
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('create_time', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function listInvoicePage(db: Queryable, accountId: string, limit: number, offset: number): Promise<InvoiceRow[]> {
+  // Deep pages seek from the nearest anchor of the in-memory list index (same order, same rows).
+  const seek = offset >= 500 ? await seekFrom(db, accountId, await listIndexOf(db, accountId), offset) : { offset };
+  let query = db.selectFrom('invoices').selectAll().where('account_id', '=', accountId);
+  if (seek.after) {
+    const { createTime, id } = seek.after;
+    query = query.where((eb) => eb(eb.refTuple('create_time', 'id'), '<', eb.tuple(createTime, id)));
+  }
+  return query.orderBy('create_time', 'desc').orderBy('id', 'desc').limit(limit).offset(seek.offset).execute();
 }
 
 /** The SQL of the list's page query, for EXPLAIN QUERY PLAN in tests. */
