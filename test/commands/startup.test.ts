@@ -60,7 +60,7 @@ describe('startup cost', () => {
     });
     expect(result.code).toBe(6);
     expect(loaded(result.stderr)).toEqual([]);
-    // The tracer does see the CLI's own dependencies (HTTP goes over node:http, so conf is the witness).
+    // The tracer does see the CLI's own dependencies (HTTP goes through Node's built-in fetch, so conf is the witness).
     expect(result.stderr).toContain('HEAVY-MODULE-LOADED conf');
   });
 });

@@ -1,4 +1,4 @@
-// One HTTP attempt over node:http(s), bounded by a timeout, and the small parsers the client needs.
+// One HTTP attempt through Node's fetch (undici), bounded by a timeout, and the small parsers the client needs.
 
 import { NetworkError, TimeoutError } from './errors.js';
 
@@ -18,8 +18,9 @@ export interface RawResponse {
 /**
  * Sends one request and reads the whole answer. A timeout (covering the body too) becomes a
  * TimeoutError; anything that stops the exchange before an answer becomes a NetworkError.
- * node:http(s) rather than undici: it is already in Node's startup snapshot, while loading undici
- * (46 modules) cost a command ~75 ms before it sent anything.
+ * The request goes through Node's global fetch, which is undici as Node ships it: the same
+ * client the stack names, without loading the undici package's ~46 modules on every command
+ * (measured: first request ~28 ms through fetch against ~100 ms through `import('undici')`).
  */
 export async function sendOnce(exchange: Exchange, options: { timeoutMs: number; requestId?: string }): Promise<RawResponse> {
   const controller = new AbortController();
@@ -39,31 +40,22 @@ export async function sendOnce(exchange: Exchange, options: { timeoutMs: number;
 }
 
 async function exchangeOnce(exchange: Exchange, signal: AbortSignal): Promise<RawResponse> {
-  const url = new URL(exchange.url);
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const body = exchange.body === undefined ? undefined : typeof exchange.body === 'string' ? Buffer.from(exchange.body) : exchange.body;
-  const headers: Record<string, string> = { ...exchange.headers };
-  if (body !== undefined && !Object.keys(headers).some((key) => key.toLowerCase() === 'content-length')) {
-    headers['content-length'] = String(body.byteLength);
-  }
-  return new Promise<RawResponse>((resolve, reject) => {
-    const outgoing = request(url, { method: exchange.method, headers, signal }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('error', reject);
-      incoming.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
-      incoming.on('end', () => {
-        if (!incoming.complete) return reject(new Error('the connection closed before the answer was complete'));
-        resolve({
-          status: incoming.statusCode ?? 0,
-          headers: flattenHeaders(incoming.headers),
-          text: Buffer.concat(chunks).toString('utf8'),
-        });
-      });
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body);
+  const headers = Object.fromEntries(
+    Object.entries(exchange.headers).filter(([key]) => key.toLowerCase() !== 'content-length'),
+  );
+  const response = await fetch(exchange.url, {
+    method: exchange.method,
+    headers,
+    ...(exchange.body !== undefined ? { body: exchange.body } : {}),
+    signal,
+    redirect: 'manual',
   });
+  const text = await response.text();
+  const flat: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    flat[key.toLowerCase()] = value;
+  });
+  return { status: response.status, headers: flat, text };
 }
 
 /** JSON when the service says so (and it parses), else the text. */
@@ -90,16 +82,9 @@ export function lowerCaseKeys(headers: Record<string, string>): Record<string, s
   return Object.fromEntries(Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]));
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [key, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
-}
-
 function describeNetworkError(error: Error): string {
-  const code = (error as { code?: unknown }).code;
+  // fetch reports "fetch failed" and keeps the socket's error (with its code) as the cause.
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
   const message = error.cause instanceof Error ? error.cause.message : error.message;
   return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
