@@ -2,6 +2,7 @@
 // every row first: a file with any bad row is refused whole, with each problem named by its line.
 
 import { createHash } from 'node:crypto';
+import { parseCsv } from './csv.js';
 import { MoneyParseError, fromMinorUnits, isSupportedCurrency, toMinorUnits } from './money.js';
 import type { CreatePayoutRequest, PayoutItemRequest } from './api/payouts.js';
 
@@ -60,51 +61,6 @@ export function formatTotals(totals: Map<string, bigint>): string {
 /** The sender_batch_id used when none is given: the same file always gets the same one. */
 export function defaultSenderBatchId(contentHash: string): string {
   return `payctl-${contentHash.slice(0, 40)}`;
-}
-
-/** Splits CSV text into rows (RFC 4180 quoting), each with the line it starts on. */
-export function parseCsv(text: string): Array<{ line: number; cells: string[] }> {
-  const rows: Array<{ line: number; cells: string[] }> = [];
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  const endRow = () => {
-    cells.push(cell);
-    if (cells.length > 1 || cells[0]!.trim() !== '') rows.push({ line: rowLine, cells });
-    cells = [];
-    cell = '';
-  };
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i += 1;
-      } else if (char === '"') quoted = false;
-      else {
-        if (char === '\n') line += 1;
-        cell += char;
-      }
-      continue;
-    }
-    if (char === '"' && cell.trim() === '') {
-      quoted = true;
-      cell = '';
-    } else if (char === ',') {
-      cells.push(cell);
-      cell = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && text[i + 1] === '\n') i += 1;
-      endRow();
-      line += 1;
-      rowLine = line;
-    } else cell += char;
-  }
-  if (quoted) throw new Error(`line ${rowLine}: a quoted field is not closed`);
-  if (cell !== '' || cells.length > 0) endRow();
-  return rows;
 }
 
 interface RawItem {

@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
-import { cancelInvoice, type Notification } from '../../lib/api/invoices.js';
+import { Args } from '@oclif/core';
+import { cancelInvoice } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { notificationFlags, notificationFromFlags } from '../../lib/invoice-flags.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
@@ -16,11 +17,7 @@ export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
 
   static override flags = {
-    subject: Flags.string({ description: 'E-mail subject' }),
-    note: Flags.string({ description: 'Note in the e-mail' }),
-    cc: Flags.string({ description: 'Also send to this address (repeatable)', multiple: true }),
-    'copy-me': Flags.boolean({ description: 'Send a copy to the invoicer' }),
-    'no-email': Flags.boolean({ description: 'Do not e-mail the recipient' }),
+    ...notificationFlags(),
     yes: yesFlag(),
     'request-id': requestIdFlag(),
   };
@@ -29,13 +26,7 @@ export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
     const f = this.flags;
     const client = this.client();
     await this.confirm(`Cancel invoice ${this.args.id}?`);
-    const notification: Notification = {
-      ...(f.subject ? { subject: f.subject } : {}),
-      ...(f.note ? { note: f.note } : {}),
-      ...(f.cc?.length ? { additional_recipients: f.cc } : {}),
-      ...(f['copy-me'] ? { send_to_invoicer: true } : {}),
-      ...(f['no-email'] ? { send_to_recipient: false } : {}),
-    };
+    const notification = notificationFromFlags(f);
     const requestId = f['request-id'];
     await cancelInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
     this.renderDetail([

@@ -1,25 +1,10 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
-import type { Queryable } from '../db/schema.js';
+import type { Database, Queryable } from '../db/schema.js';
 
-export interface AccountRow {
-  id: string;
-  email: string;
-  is_default: bigint;
-  clock_offset_ms: bigint;
-  kyc_status: string;
-  created_at: string;
-}
+export type AccountRow = Database['accounts'];
 
-export interface AppRow {
-  id: string;
-  account_id: string;
-  name: string;
-  client_id: string;
-  secret_hash: string;
-  is_default: bigint;
-  created_at: string;
-}
+export type AppRow = Database['apps'];
 
 export async function insertAccount(db: Queryable, account: AccountRow): Promise<void> {
   await db.insertInto('accounts').values(account).execute();
@@ -79,14 +64,7 @@ export async function setKycStatus(db: Queryable, accountId: string, status: str
   await db.updateTable('accounts').set({ kyc_status: status }).where('id', '=', accountId).execute();
 }
 
-export interface TokenRow {
-  token_hash: string;
-  app_id: string;
-  account_id: string;
-  scope: string;
-  expires_at: string;
-  created_at: string;
-}
+export type TokenRow = Database['access_tokens'];
 
 export async function insertToken(db: Queryable, token: TokenRow): Promise<void> {
   await db.insertInto('access_tokens').values(token).execute();
