@@ -1,5 +1,6 @@
 // The transactional outbox: an event is written in the same transaction as the change it reports.
 
+import { insertRow } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 import { isoMillis, isoSeconds } from './clock.js';
 import { prefixedId, type IdGenerator } from './ids.js';
@@ -58,18 +59,15 @@ export async function writeEvent(db: Queryable, ctx: EventContext, event: NewEve
       { href: `${eventUrl}/resend`, rel: 'resend', method: 'POST' },
     ],
   };
-  await db
-    .insertInto('events')
-    .values({
-      seq: null,
-      id,
-      account_id: event.accountId,
-      event_type: event.eventType,
-      resource_type: event.resourceType,
-      resource_id: event.resourceId,
-      create_time: isoMillis(ctx.now),
-      body: JSON.stringify(envelope),
-    })
-    .execute();
+  await insertRow(db, 'events', {
+    seq: null,
+    id,
+    account_id: event.accountId,
+    event_type: event.eventType,
+    resource_type: event.resourceType,
+    resource_id: event.resourceId,
+    create_time: isoMillis(ctx.now),
+    body: JSON.stringify(envelope),
+  });
   return envelope;
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import { findRow, insertRow } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 import { callerOf } from './auth.js';
 import { serviceError } from './errors.js';
@@ -73,13 +74,11 @@ export async function runMutation(
   return deps.committer.run(async (trx) => {
     const ctx = serviceContext(deps, request, trx);
     if (key !== undefined) {
-      const previous = await trx
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('account_id', '=', ctx.accountId)
-        .where('operation', '=', options.operation)
-        .where('request_key', '=', key)
-        .executeTakeFirst();
+      const previous = await findRow(trx, 'idempotency_keys', {
+        account_id: ctx.accountId,
+        operation: options.operation,
+        request_key: key,
+      });
       if (previous && previous.expires_at > isoMillis(ctx.now)) {
         if (previous.request_hash !== hash) {
           throw serviceError(
@@ -102,9 +101,7 @@ export async function runMutation(
     }
     const result = await work(ctx);
     if (key !== undefined) {
-      await trx
-        .insertInto('idempotency_keys')
-        .values({
+      await insertRow(trx, 'idempotency_keys', {
           account_id: ctx.accountId,
           operation: options.operation,
           request_key: key,
@@ -112,9 +109,8 @@ export async function runMutation(
           status_code: BigInt(result.status),
           response_body: JSON.stringify(result.body ?? null),
           created_at: isoMillis(ctx.now),
-          expires_at: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
-        })
-        .execute();
+        expires_at: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
+      });
     }
     return { ...result, replayed: false };
   });

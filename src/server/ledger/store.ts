@@ -1,6 +1,7 @@
 // The merchant balance: every movement of money in or out of an account, and the running total.
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
+import { insertRow, prepared } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 
 declare module '../db/schema.js' {
@@ -37,29 +38,29 @@ export interface Movement {
   createTime: string;
 }
 
-/** Records a movement and updates the balance, in the caller's transaction. */
-export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
-  await db
-    .insertInto('balance_movements')
-    .values({
-      seq: null,
-      account_id: movement.accountId,
-      currency: movement.currency,
-      amount_minor: movement.amountMinor,
-      kind: movement.kind,
-      reference_id: movement.referenceId,
-      create_time: movement.createTime,
-    })
-    .execute();
-  await db
+const addToBalance = prepared<{ accountId: string; currency: string; amount: bigint }>((db, arg) =>
+  db
     .insertInto('balances')
-    .values({ account_id: movement.accountId, currency: movement.currency, available_minor: movement.amountMinor })
+    .values({ account_id: arg('accountId'), currency: arg('currency'), available_minor: arg('amount') })
     .onConflict((conflict) =>
       conflict.columns(['account_id', 'currency']).doUpdateSet((eb) => ({
-        available_minor: eb('balances.available_minor', '+', movement.amountMinor),
+        available_minor: eb('balances.available_minor', '+', arg('amount')),
       })),
-    )
-    .execute();
+    ),
+);
+
+/** Records a movement and updates the balance, in the caller's transaction. */
+export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
+  await insertRow(db, 'balance_movements', {
+    seq: null,
+    account_id: movement.accountId,
+    currency: movement.currency,
+    amount_minor: movement.amountMinor,
+    kind: movement.kind,
+    reference_id: movement.referenceId,
+    create_time: movement.createTime,
+  });
+  await addToBalance.execute(db, { accountId: movement.accountId, currency: movement.currency, amount: movement.amountMinor });
 }
 
 export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {

@@ -1,5 +1,6 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
+import { findRow } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
 
 export type AccountRow = Database['accounts'];
@@ -15,7 +16,7 @@ export async function insertApp(db: Queryable, app: AppRow): Promise<void> {
 }
 
 export function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'accounts', { id });
 }
 
 export function findAccountByEmail(db: Queryable, email: string): Promise<AccountRow | undefined> {

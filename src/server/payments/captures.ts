@@ -6,6 +6,7 @@ import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { notFound } from '../http/errors.js';
 import { recordMovement } from '../ledger/store.js';
+import { findAccount } from '../oauth/store.js';
 import { writePaymentEvent } from './events.js';
 import { captureFee } from './fees.js';
 import { presentCapture, type CaptureDetails, type Resource } from './present.js';
@@ -31,7 +32,7 @@ export interface NewCapture {
 
 /** Whether new captures of this account are held for identity verification. */
 export async function capturesHeldForVerification(ctx: ServiceContext): Promise<boolean> {
-  const account = await ctx.db.selectFrom('accounts').select('kyc_status').where('id', '=', ctx.accountId).executeTakeFirst();
+  const account = await findAccount(ctx.db, ctx.accountId);
   return account?.kyc_status === 'PENDING';
 }
 

@@ -1,5 +1,6 @@
 // Authorizations, captures and refunds in storage. Every query is scoped by account_id.
 
+import { findRow, insertRow, updateRows } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 
 export interface AuthorizationRow {
@@ -81,15 +82,15 @@ type Changes<Row> = Partial<Omit<Row, 'seq' | 'id' | 'account_id'>>;
 // Authorizations
 
 export async function insertAuthorization(db: Queryable, row: AuthorizationRow): Promise<void> {
-  await db.insertInto('authorizations').values(row).execute();
+  await insertRow(db, 'authorizations', row);
 }
 
 export function findAuthorization(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
-  return db.selectFrom('authorizations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'authorizations', { account_id: accountId, id });
 }
 
 export async function updateAuthorization(db: Queryable, accountId: string, id: string, changes: Changes<AuthorizationRow>): Promise<void> {
-  await db.updateTable('authorizations').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await updateRows(db, 'authorizations', { account_id: accountId, id }, changes);
 }
 
 export function authorizationsOfOrder(db: Queryable, accountId: string, orderId: string): Promise<AuthorizationRow[]> {
@@ -141,15 +142,15 @@ export async function authorizationInvoiceUsed(db: Queryable, accountId: string,
 // Captures
 
 export async function insertCapture(db: Queryable, row: CaptureRow): Promise<void> {
-  await db.insertInto('captures').values(row).execute();
+  await insertRow(db, 'captures', row);
 }
 
 export function findCaptureRow(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
-  return db.selectFrom('captures').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'captures', { account_id: accountId, id });
 }
 
 export async function updateCapture(db: Queryable, accountId: string, id: string, changes: Changes<CaptureRow>): Promise<void> {
-  await db.updateTable('captures').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await updateRows(db, 'captures', { account_id: accountId, id }, changes);
 }
 
 export function capturesOfOrder(db: Queryable, accountId: string, orderId: string): Promise<CaptureRow[]> {
@@ -170,11 +171,11 @@ export async function captureInvoiceUsed(db: Queryable, accountId: string, invoi
 // Refunds
 
 export async function insertRefund(db: Queryable, row: RefundRow): Promise<void> {
-  await db.insertInto('refunds').values(row).execute();
+  await insertRow(db, 'refunds', row);
 }
 
 export function findRefundRow(db: Queryable, accountId: string, id: string): Promise<RefundRow | undefined> {
-  return db.selectFrom('refunds').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'refunds', { account_id: accountId, id });
 }
 
 export function refundsOfCaptures(db: Queryable, accountId: string, captureIds: readonly string[]): Promise<RefundRow[]> {

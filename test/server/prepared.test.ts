@@ -1,0 +1,74 @@
+// Prepared statements (src/server/db/prepared.ts) against a real SQLite file: the same rows as the
+// Kysely builder they replace, one statement per column shape, and mistakes refused loudly.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
+import { inTransaction } from '../../src/server/db/transaction.js';
+import type { Db } from '../../src/server/db/schema.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer;
+let db: Db;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  db = t.server.db;
+});
+afterAll(() => t.close());
+
+describe('keyed statements', () => {
+  it('insert and find give what the Kysely builder reads back', async () => {
+    await insertRow(db, 'settings', { key: 'prep.a', value: 'one' });
+    await insertRow(db, 'settings', { key: 'prep.b', value: 'two' });
+    const viaBuilder = await db.selectFrom('settings').selectAll().where('key', '=', 'prep.a').executeTakeFirst();
+    expect(await findRow(db, 'settings', { key: 'prep.a' })).toEqual(viaBuilder);
+    expect(viaBuilder).toEqual({ key: 'prep.a', value: 'one' });
+    expect(await findRow(db, 'settings', { key: 'prep.missing' })).toBeUndefined();
+  });
+
+  it('keeps one statement per column shape: a key on another column is another query', async () => {
+    expect((await findRows(db, 'settings', { value: 'two' })).map((row) => row.key)).toEqual(['prep.b']);
+    expect(await findRow(db, 'settings', { key: 'prep.b' })).toEqual({ key: 'prep.b', value: 'two' });
+    expect(await findRow(db, 'settings', { key: 'prep.b', value: 'one' })).toBeUndefined();
+    // An undefined value is left out, as Kysely leaves it out.
+    expect(await findRow(db, 'settings', { key: undefined, value: 'one' })).toEqual({ key: 'prep.a', value: 'one' });
+  });
+
+  it('updates only the matching rows and reports how many', async () => {
+    expect(await updateRows(db, 'settings', { key: 'prep.a' }, { value: 'uno' })).toBe(1n);
+    expect(await updateRows(db, 'settings', { key: 'prep.none' }, { value: 'x' })).toBe(0n);
+    expect(await findRow(db, 'settings', { key: 'prep.a' })).toEqual({ key: 'prep.a', value: 'uno' });
+    expect(await findRow(db, 'settings', { key: 'prep.b' })).toEqual({ key: 'prep.b', value: 'two' });
+  });
+
+  it('runs inside the caller’s transaction: a rollback takes its writes back', async () => {
+    await expect(
+      inTransaction(db, async (trx) => {
+        await insertRow(trx, 'settings', { key: 'prep.rolled', value: 'v' });
+        expect(await findRow(trx, 'settings', { key: 'prep.rolled' })).toEqual({ key: 'prep.rolled', value: 'v' });
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await findRow(db, 'settings', { key: 'prep.rolled' })).toBeUndefined();
+  });
+});
+
+describe('prepared()', () => {
+  it('fills each run’s values into the compiled statement, constants kept', async () => {
+    const byPrefix = prepared<{ prefix: string }>((base, arg) =>
+      base.selectFrom('settings').select('key').where('key', 'like', arg('prefix')).where('value', '!=', 'never').orderBy('key'),
+    );
+    expect((await byPrefix.all(db, { prefix: 'prep.%' })).map((row) => (row as { key: string }).key)).toEqual(['prep.a', 'prep.b']);
+    expect(await byPrefix.all(db, { prefix: 'nothing.%' })).toEqual([]);
+  });
+
+  it('refuses a run without a value for an argument', async () => {
+    const byKey = prepared<{ key: string }>((base, arg) => base.selectFrom('settings').selectAll().where('key', '=', arg('key')));
+    await expect(byKey.first(db, {} as { key: string })).rejects.toThrow(/no value for "key"/);
+  });
+
+  it('refuses an argument that shapes the SQL instead of becoming a parameter', async () => {
+    const bad = prepared<{ column: 'key' }>((base, arg) => base.selectFrom('settings').select(String(arg('column')) as 'key'));
+    await expect(bad.all(db, { column: 'key' })).rejects.toThrow(/did not become a parameter/);
+  });
+});
