@@ -63,51 +63,79 @@ async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remem
   return fresh;
 }
 
-async function ensureDefaultAccount(
-  deps: ServerDeps,
-  options: BootstrapOptions,
-  remembered: CredentialsFile | undefined,
-): Promise<AccountCredentials> {
-  const account = await store.findDefaultAccount(deps.db);
-  if (!account) {
-    return deps.db.transaction().execute((trx) =>
-      createMerchantAccount(deps, trx, {
-        email: 'merchant@payctl.local',
-        isDefault: true,
-        ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
-        ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
-      }),
-    );
-  }
-  const app = await store.findDefaultApp(deps.db, account.id);
-  if (!app) throw new Error(`the default merchant ${account.id} has no app; the database is damaged`);
-  const clientId = options.clientId ?? app.client_id;
-  let secret = options.clientSecret;
-  // scrypt is deliberately slow (tens of ms): verify each candidate at most once.
-  let matchesStored = false;
-  if (secret !== undefined) {
-    matchesStored = clientId === app.client_id && (await verifySecret(secret, app.secret_hash));
-  } else if (remembered?.client_id === clientId && (await verifySecret(remembered.client_secret, app.secret_hash))) {
-    secret = remembered.client_secret;
-    matchesStored = clientId === app.client_id;
-  }
-  if (secret === undefined) {
-    secret = newClientSecret();
-    options.warn('the default app secret could not be recovered (credentials file missing or stale); a new secret was issued');
-  }
-  if (!matchesStored) await store.updateAppCredentials(deps.db, app.id, clientId, await hashSecret(secret));
-  return { payer_id: account.id, email: account.email, client_id: clientId, client_secret: secret };
+/** What the default app's secret turns out to be; the scrypt behind it runs in the thread pool. */
+interface SecretCheck {
+  secret: string;
+  /** Whether the stored hash already matches `secret` under the stored client id. */
+  matchesStored: boolean;
+  /** The hash to store when it does not. */
+  hash?: string;
+  /** Said once the app is up: the secret had to be replaced. */
+  warning?: string;
 }
 
-export async function bootstrap(deps: ServerDeps, options: BootstrapOptions): Promise<Bootstrapped> {
+async function freshSecret(given: string | undefined): Promise<SecretCheck> {
+  const secret = given ?? newClientSecret();
+  return { secret, matchesStored: false, hash: await hashSecret(secret) };
+}
+
+async function checkStoredSecret(options: BootstrapOptions, remembered: CredentialsFile | undefined, app: { client_id: string; secret_hash: string }): Promise<SecretCheck> {
+  const clientId = options.clientId ?? app.client_id;
+  // scrypt is deliberately slow (tens of ms): verify each candidate at most once.
+  if (options.clientSecret !== undefined) {
+    const matchesStored = clientId === app.client_id && (await verifySecret(options.clientSecret, app.secret_hash));
+    return matchesStored ? { secret: options.clientSecret, matchesStored } : freshSecret(options.clientSecret);
+  }
+  if (remembered?.client_id === clientId && (await verifySecret(remembered.client_secret, app.secret_hash))) {
+    const matchesStored = clientId === app.client_id;
+    return matchesStored ? { secret: remembered.client_secret, matchesStored } : freshSecret(remembered.client_secret);
+  }
+  return {
+    ...(await freshSecret(undefined)),
+    warning: 'the default app secret could not be recovered (credentials file missing or stale); a new secret was issued',
+  };
+}
+
+/**
+ * First-start set-up in two steps, so the slow part overlaps building the app: `prepareBootstrap`
+ * reads what is stored and starts the secret's scrypt (thread pool); the function it returns, run
+ * once every domain has registered its hooks (new accounts get their templates), writes.
+ */
+export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptions): Promise<() => Promise<Bootstrapped>> {
   const remembered = readCredentialsFile(options.credentialsFile);
-  const credentials = await ensureDefaultAccount(deps, options, remembered);
-  const adminKey = await ensureAdminKey(deps, options.adminKey, remembered?.admin_key);
-  writeCredentialsFile(options.credentialsFile, {
-    payer_id: credentials.payer_id,
-    client_id: credentials.client_id,
-    client_secret: credentials.client_secret,
-    admin_key: adminKey,
-  });
-  return { credentials, adminKey };
+  const account = await store.findDefaultAccount(deps.db);
+  const app = account ? await store.findDefaultApp(deps.db, account.id) : undefined;
+  if (account && !app) throw new Error(`the default merchant ${account.id} has no app; the database is damaged`);
+  const checking = account && app ? checkStoredSecret(options, remembered, app) : freshSecret(options.clientSecret);
+  // Awaited by the returned step; until then a failure must not count as unhandled.
+  checking.catch(() => undefined);
+
+  return async () => {
+    const check = await checking;
+    let credentials: AccountCredentials;
+    if (!account || !app) {
+      credentials = await deps.db.transaction().execute((trx) =>
+        createMerchantAccount(deps, trx, {
+          email: 'merchant@payctl.local',
+          isDefault: true,
+          ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+          clientSecret: check.secret,
+          ...(check.hash !== undefined ? { secretHash: check.hash } : {}),
+        }),
+      );
+    } else {
+      const clientId = options.clientId ?? app.client_id;
+      if (check.warning) options.warn(check.warning);
+      if (!check.matchesStored) await store.updateAppCredentials(deps.db, app.id, clientId, check.hash ?? (await hashSecret(check.secret)));
+      credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
+    }
+    const adminKey = await ensureAdminKey(deps, options.adminKey, remembered?.admin_key);
+    writeCredentialsFile(options.credentialsFile, {
+      payer_id: credentials.payer_id,
+      client_id: credentials.client_id,
+      client_secret: credentials.client_secret,
+      admin_key: adminKey,
+    });
+    return { credentials, adminKey };
+  };
 }

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, routeList, type RouteInfo } from './app.js';
-import { bootstrap } from './bootstrap.js';
+import { prepareBootstrap } from './bootstrap.js';
 import { createClock, isoSeconds } from './core/clock.js';
 import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps } from './core/deps.js';
 import { cryptoIds, type IdGenerator } from './core/ids.js';
@@ -70,6 +70,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       publicUrl: () => url,
     };
+    const credentialsFile =
+      options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
+    // Starts the default secret's scrypt in the thread pool; it runs while the app is built.
+    const finishBootstrap = await prepareBootstrap(deps, {
+      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+      ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+      ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
+      credentialsFile,
+      warn: (message) => app.log.warn(message),
+    });
     const app = buildApp(deps, {
       adminKey: () => adminKey,
       logLevel: options.logLevel ?? 'warn',
@@ -79,15 +89,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
 
     for (const account of await listAccounts(opened.db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
-    const credentialsFile =
-      options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
-    const booted = await bootstrap(deps, {
-      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
-      ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
-      ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
-      credentialsFile,
-      warn: (message) => app.log.warn(message),
-    });
+    const booted = await finishBootstrap();
     adminKey = booted.adminKey;
 
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

@@ -1,5 +1,6 @@
 // The server core over real HTTP: tokens, errors, validation, assertions, rate limits, storage gates.
 
+import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPragmas, closeDatabase, openDatabase } from '../../src/server/db/connection.js';
@@ -351,6 +352,52 @@ describe('storage gates', () => {
     sqlite.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9999, 'future', '2030-01-01T00:00:00Z')").run();
     sqlite.close();
     await expect(startServer({ dbPath, logLevel: 'silent' })).rejects.toThrow(/newer payctl/);
+    await first.close().catch(() => undefined);
+  });
+
+  it('on restart: a lost credentials file means a new secret and a warning; a given secret replaces the stored one', async () => {
+    const first = await startTestServer();
+    const { dbPath } = first;
+    const original = first.server.defaultCredentials;
+    await first.server.close();
+    const tokenStatus = async (url: string, clientId: string, secret: string) =>
+      (
+        await fetch(`${url}/v1/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials',
+        })
+      ).status;
+
+    rmSync(`${dbPath}.credentials.json`);
+    const lines: string[] = [];
+    const second = await startServer({ dbPath, logLevel: 'warn', logDestination: { write: (line) => void lines.push(line) } });
+    try {
+      expect(second.defaultCredentials.payer_id).toBe(original.payer_id);
+      expect(second.defaultCredentials.client_id).toBe(original.client_id);
+      expect(second.defaultCredentials.client_secret).not.toBe(original.client_secret);
+      expect(lines.join('')).toMatch(/could not be recovered/);
+      expect(await tokenStatus(second.url, original.client_id, original.client_secret)).toBe(401);
+      expect(await tokenStatus(second.url, original.client_id, second.defaultCredentials.client_secret)).toBe(200);
+    } finally {
+      await second.close();
+    }
+
+    const third = await startServer({ dbPath, logLevel: 'silent', clientSecret: 'chosen-on-the-command-line' });
+    try {
+      expect(third.defaultCredentials.client_secret).toBe('chosen-on-the-command-line');
+      expect(await tokenStatus(third.url, original.client_id, second.defaultCredentials.client_secret)).toBe(401);
+      expect(await tokenStatus(third.url, original.client_id, 'chosen-on-the-command-line')).toBe(200);
+    } finally {
+      await third.close();
+    }
+    // The file now remembers the chosen secret: the next start needs no flag and warns of nothing.
+    const fourth = await startServer({ dbPath, logLevel: 'silent' });
+    expect(fourth.defaultCredentials.client_secret).toBe('chosen-on-the-command-line');
+    await fourth.close();
     await first.close().catch(() => undefined);
   });
 

@@ -1,11 +1,18 @@
 // One delivery attempt: the signed POST, and what its answer means for the delivery.
 
 import { performance } from 'node:perf_hooks';
-import { request, type Dispatcher as HttpDispatcher } from 'undici';
+import type { Dispatcher as HttpDispatcher } from 'undici';
 import { addSeconds, isoMillis } from '../core/clock.js';
 import { MAX_ATTEMPTS, retryAfterSeconds, retryDelaySeconds } from './retry-schedule.js';
 import type { DeliveryStatus } from './states.js';
 import type * as store from './store.js';
+
+/**
+ * undici is about a quarter of the server bundle: it loads with the first delivery instead of at
+ * start-up, so `payctl serve` answers sooner and a server without webhooks never pays for it.
+ */
+let undiciModule: Promise<typeof import('undici')> | undefined;
+export const loadUndici = (): Promise<typeof import('undici')> => (undiciModule ??= import('undici'));
 
 /** Per attempt: connecting, then waiting for the headers, then between body chunks. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -43,6 +50,7 @@ export async function postDelivery(
   for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
   const started = performance.now();
   try {
+    const { request } = await loadUndici();
     const response = await request(url, {
       method: 'POST',
       headers,

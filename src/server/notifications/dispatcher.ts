@@ -11,14 +11,14 @@
 // order; a failed delivery then retries on its own schedule and does not hold back later events.
 
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
-import { ATTEMPT_TIMEOUT_MS, attemptRecord, postDelivery, type Finished } from './attempt.js';
+import { ATTEMPT_TIMEOUT_MS, attemptRecord, loadUndici, postDelivery, type Finished } from './attempt.js';
 import { subscribedNames } from './service.js';
 import { AUTH_ALGO, certUrl, signTransmissionAsync, type SigningKeys } from './signing.js';
 import * as store from './store.js';
@@ -45,7 +45,8 @@ interface Flight {
 const receiverKey = (delivery: store.DeliveryRow): string => delivery.webhook_id ?? `url:${delivery.target_url ?? ''}`;
 
 export class Dispatcher {
-  readonly #agent = new Agent({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 });
+  /** Made with the first attempt (undici loads then). */
+  #agent: Promise<Agent> | undefined;
   /** Read from the database and due, not started yet, per receiver. */
   readonly #queues = new Map<string, store.DueDelivery[]>();
   readonly #queuedIds = new Set<string>();
@@ -86,7 +87,7 @@ export class Dispatcher {
     if (this.#recordTimer) clearTimeout(this.#recordTimer);
     this.#recordTimer = undefined;
     await this.record();
-    await this.#agent.close().catch(() => undefined);
+    await this.#agent?.then((agent) => agent.close()).catch(() => undefined);
   }
 
   /** Forgets queued (not started) deliveries, e.g. of a deleted webhook or a reset account. */
@@ -296,7 +297,8 @@ export class Dispatcher {
       'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
       'PAYPAL-AUTH-ALGO': AUTH_ALGO,
     };
-    const result = await postDelivery(this.#agent, url, body, signature, signal);
+    this.#agent ??= loadUndici().then(({ Agent }) => new Agent({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 }));
+    const result = await postDelivery(await this.#agent, url, body, signature, signal);
     if (this.#stopped && signal.aborted) return undefined;
     return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result, updatedAt: now() });
   }

@@ -33,6 +33,8 @@ export interface CreateAccountInput {
   email?: string;
   clientId?: string;
   clientSecret?: string;
+  /** The secret's hash when the caller already computed it (scrypt is slow). */
+  secretHash?: string;
   isDefault?: boolean;
 }
 
@@ -60,7 +62,7 @@ export async function createMerchantAccount(
     account_id: id,
     name: input.isDefault ? 'Default app' : 'App',
     client_id: clientId,
-    secret_hash: await hashSecret(clientSecret),
+    secret_hash: input.secretHash ?? (await hashSecret(clientSecret)),
     is_default: 1n,
     created_at: now,
   });
