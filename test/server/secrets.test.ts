@@ -1,0 +1,58 @@
+// Client-secret hashing: scrypt once per proven secret, never a shortcut for a wrong one.
+
+import * as crypto from 'node:crypto';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  const scrypt = actual.scrypt as (...args: unknown[]) => void;
+  return { ...actual, scrypt: vi.fn((...args: unknown[]) => scrypt(...args)) };
+});
+
+const { hashSecret, verifySecret } = await import('../../src/server/core/secrets.js');
+const scrypt = vi.mocked(crypto.scrypt);
+
+describe('verifySecret', () => {
+  beforeEach(() => {
+    scrypt.mockClear();
+  });
+
+  it('proves a secret with scrypt once; the same secret against the same hash then costs no scrypt', async () => {
+    const stored = await hashSecret('first-secret');
+    expect(scrypt).toHaveBeenCalledTimes(1);
+    expect(await verifySecret('first-secret', stored)).toBe(true);
+    expect(await verifySecret('first-secret', stored)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the full scrypt for every wrong secret, even one sharing a prefix with a proven one', async () => {
+    const stored = await hashSecret('second-secret');
+    scrypt.mockClear();
+    expect(await verifySecret('second-secre', stored)).toBe(false);
+    expect(await verifySecret('second-secret-', stored)).toBe(false);
+    expect(await verifySecret('', stored)).toBe(false);
+    expect(scrypt).toHaveBeenCalledTimes(3);
+    expect(await verifySecret('second-secret', stored)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not carry a proven secret over to another stored hash (changed credentials)', async () => {
+    const before = await hashSecret('rotated');
+    const after = await hashSecret('rotated-new');
+    expect(await verifySecret('rotated', after)).toBe(false);
+    expect(await verifySecret('rotated-new', before)).toBe(false);
+    expect(await verifySecret('rotated', before)).toBe(true);
+  });
+
+  it('proves a secret it did not hash itself (a stored hash read from the database)', async () => {
+    const stored = await hashSecret('from-disk');
+    // A fresh module instance knows nothing of the hash above.
+    vi.resetModules();
+    const fresh = await import('../../src/server/core/secrets.js');
+    scrypt.mockClear();
+    expect(await fresh.verifySecret('from-disk', stored)).toBe(true);
+    expect(await fresh.verifySecret('from-disk', stored)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(1);
+    expect(await fresh.verifySecret('not-it', 'plain-text-is-not-a-hash')).toBe(false);
+  });
+});
