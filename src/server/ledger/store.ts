@@ -2,7 +2,7 @@
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
 import { insertRow, prepared } from '../db/prepared.js';
-import type { Queryable } from '../db/schema.js';
+import type { Database, Queryable } from '../db/schema.js';
 
 declare module '../db/schema.js' {
   interface Database {
@@ -38,7 +38,20 @@ export interface Movement {
   createTime: string;
 }
 
-const addToBalance = prepared<{ accountId: string; currency: string; amount: bigint }>((db, arg) =>
+/** The stored form of a movement. */
+export function movementRow(movement: Movement): Database['balance_movements'] {
+  return {
+    seq: null,
+    account_id: movement.accountId,
+    currency: movement.currency,
+    amount_minor: movement.amountMinor,
+    kind: movement.kind,
+    reference_id: movement.referenceId,
+    create_time: movement.createTime,
+  };
+}
+
+const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bigint }>((db, arg) =>
   db
     .insertInto('balances')
     .values({ account_id: arg('accountId'), currency: arg('currency'), available_minor: arg('amount') })
@@ -49,18 +62,15 @@ const addToBalance = prepared<{ accountId: string; currency: string; amount: big
     ),
 );
 
+/** Adds `amount` (signed minor units) to the balance, creating it at that amount. */
+export async function addToBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<void> {
+  await balanceUpsert.execute(db, { accountId, currency, amount });
+}
+
 /** Records a movement and updates the balance, in the caller's transaction. */
 export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
-  await insertRow(db, 'balance_movements', {
-    seq: null,
-    account_id: movement.accountId,
-    currency: movement.currency,
-    amount_minor: movement.amountMinor,
-    kind: movement.kind,
-    reference_id: movement.referenceId,
-    create_time: movement.createTime,
-  });
-  await addToBalance.execute(db, { accountId: movement.accountId, currency: movement.currency, amount: movement.amountMinor });
+  await insertRow(db, 'balance_movements', movementRow(movement));
+  await addToBalance(db, movement.accountId, movement.currency, movement.amountMinor);
 }
 
 export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {

@@ -3,22 +3,14 @@
 // update per (account, currency) with the movements' sum, all in the caller's transaction.
 
 import type { Queryable } from '../db/schema.js';
-import type { Movement } from '../ledger/store.js';
+import { addToBalance, movementRow, type Movement } from '../ledger/store.js';
 
 const MOVEMENT_COLUMNS = 7;
 const ROWS_PER_INSERT = Math.floor(30_000 / MOVEMENT_COLUMNS);
 
 export async function recordMovements(db: Queryable, movements: readonly Movement[]): Promise<void> {
   if (movements.length === 0) return;
-  const rows = movements.map((movement) => ({
-    seq: null,
-    account_id: movement.accountId,
-    currency: movement.currency,
-    amount_minor: movement.amountMinor,
-    kind: movement.kind,
-    reference_id: movement.referenceId,
-    create_time: movement.createTime,
-  }));
+  const rows = movements.map(movementRow);
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     await db.insertInto('balance_movements').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
   }
@@ -29,15 +21,5 @@ export async function recordMovements(db: Queryable, movements: readonly Movemen
     entry.total += movement.amountMinor;
     sums.set(key, entry);
   }
-  for (const { accountId, currency, total } of sums.values()) {
-    await db
-      .insertInto('balances')
-      .values({ account_id: accountId, currency, available_minor: total })
-      .onConflict((conflict) =>
-        conflict.columns(['account_id', 'currency']).doUpdateSet((eb) => ({
-          available_minor: eb('balances.available_minor', '+', total),
-        })),
-      )
-      .execute();
-  }
+  for (const { accountId, currency, total } of sums.values()) await addToBalance(db, accountId, currency, total);
 }
