@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+// oclif's runtime and the root help, bundled into one file (scripts/bundle-cli.mjs); each command
+// is a bundled file of its own that oclif imports when it runs.
+import { execute } from '../dist/bundle/main.js';
 
 await execute({ dir: import.meta.url });

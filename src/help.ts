@@ -1,6 +1,6 @@
 // Root help with the exit-code table, so scripts can rely on it without reading the README.
 
-import { Help } from '@oclif/core';
+import { Help } from '@oclif/core/help';
 
 export const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [0, 'ok'],

@@ -1,15 +1,19 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command, Flags } from '@oclif/core';
 import { defaultDatabasePath } from '../lib/paths.js';
 
 type ServerModule = typeof import('../server/index.js');
 
-/** The bundled server (one file, much faster to load) when the build made it; the modules otherwise. */
-async function loadServer(): Promise<ServerModule> {
-  const bundle = new URL('../server-bundle.js', import.meta.url);
-  if (existsSync(fileURLToPath(bundle))) return (await import(bundle.href)) as ServerModule;
-  return import('../server/index.js');
+/**
+ * The bundled server (one file, much faster to load) when the build made it; the modules otherwise.
+ * Found from the package root, not from this file: the CLI runs it bundled, from dist/bundle/commands.
+ */
+async function loadServer(root: string): Promise<ServerModule> {
+  const bundle = join(root, 'dist/server-bundle.js');
+  const entry = existsSync(bundle) ? bundle : join(root, 'dist/server/index.js');
+  return (await import(pathToFileURL(entry).href)) as ServerModule;
 }
 
 export default class Serve extends Command {
@@ -40,7 +44,7 @@ On first start it creates a default merchant account and app, and writes a "loca
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     // Heavy modules (Fastify, better-sqlite3) load only here, never for other commands.
-    const { startServer } = await loadServer();
+    const { startServer } = await loadServer(this.config.root);
     const dbPath = flags.db ?? defaultDatabasePath();
     let server: Awaited<ReturnType<typeof startServer>>;
     try {

@@ -1,7 +1,7 @@
 // Runs the built `bin/run.js` as a user would: a child process with its own env and config dir.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,25 +60,75 @@ function newestMtime(dir: string, extension: string): Map<string, number> {
   return times;
 }
 
-/** Builds dist/ and the oclif manifest when a source file is newer than its output (or a command is missing). */
-export function ensureBuilt(commandIds: readonly string[]): void {
+interface BuildState {
+  compileStale: boolean;
+  bundleStale: boolean;
+  manifestStale: boolean;
+}
+
+function buildState(commandIds: readonly string[]): BuildState {
   const sources = newestMtime(join(REPO, 'src'), '.ts');
   const outputs = newestMtime(join(REPO, 'dist'), '.js');
-  const stale = [...sources].some(([path, mtime]) => !path.endsWith('.d') && (outputs.get(path) ?? 0) < mtime);
-  const bin = (name: string) => join(REPO, 'node_modules/.bin', name);
-  if (stale) {
-    try {
-      execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'pipe' });
-    } catch (error) {
-      // tsc still writes JavaScript when some other file fails to typecheck; only a missing entry is fatal.
-      if (!existsSync(join(REPO, 'dist/commands/api.js'))) throw error;
-    }
-  }
+  const compileStale = [...sources].some(([path, mtime]) => !path.endsWith('.d') && (outputs.get(path) ?? 0) < mtime);
+  // bin/run.js runs the bundles, not the files tsc writes: they must be newer than every source.
+  const newestSource = Math.max(0, ...sources.values());
+  const mtimeOf = (path: string) => (existsSync(join(REPO, path)) ? statSync(join(REPO, path)).mtimeMs : 0);
+  const bundleStale = mtimeOf('dist/bundle/main.js') < newestSource || mtimeOf('dist/server-bundle.js') < newestSource;
   const manifestPath = join(REPO, 'oclif.manifest.json');
   const manifestCommands = existsSync(manifestPath)
     ? Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as { commands: Record<string, unknown> }).commands)
     : [];
-  if (stale || commandIds.some((id) => !manifestCommands.includes(id))) {
-    execFileSync(bin('oclif'), ['manifest'], { cwd: REPO, stdio: 'pipe' });
+  const manifestStale = mtimeOf('oclif.manifest.json') < mtimeOf('dist/bundle/main.js') || commandIds.some((id) => !manifestCommands.includes(id));
+  return { compileStale, bundleStale, manifestStale };
+}
+
+/** Test files build in parallel processes: one builds while the others wait, then find nothing to do. */
+function withBuildLock(build: () => void): void {
+  const lock = join(REPO, 'dist', '.build-lock');
+  mkdirSync(join(REPO, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // A build takes well under a minute; an older lock was left by a killed run.
+    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
+  try {
+    build();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Compiles, bundles (CLI and server) and writes the oclif manifest when a source file is newer than
+ * what was built from it, or when one of the given commands is missing from the manifest.
+ */
+export function ensureBuilt(commandIds: readonly string[]): void {
+  const before = buildState(commandIds);
+  if (!before.compileStale && !before.bundleStale && !before.manifestStale) return;
+  withBuildLock(() => {
+    const state = buildState(commandIds);
+    const bin = (name: string) => join(REPO, 'node_modules/.bin', name);
+    if (state.compileStale) {
+      try {
+        execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'pipe' });
+      } catch (error) {
+        // tsc still writes JavaScript when some other file fails to typecheck; only a missing entry is fatal.
+        if (!existsSync(join(REPO, 'dist/cli-main.js'))) throw error;
+      }
+    }
+    if (state.compileStale || state.bundleStale) {
+      for (const script of ['scripts/bundle-server.mjs', 'scripts/bundle-cli.mjs']) {
+        execFileSync(process.execPath, [script], { cwd: REPO, stdio: 'pipe' });
+      }
+    }
+    if (state.compileStale || state.bundleStale || state.manifestStale) {
+      execFileSync(bin('oclif'), ['manifest'], { cwd: REPO, stdio: 'pipe' });
+    }
+  });
 }

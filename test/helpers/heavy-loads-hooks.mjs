@@ -1,5 +1,6 @@
 // Module resolution hook: reports (via the main thread's port) every heavy server module resolved:
-// the packages themselves, and the bundled or unbundled server entry of payctl.
+// the packages themselves, and the bundled or unbundled server entry of payctl. It also reports the
+// command file that oclif imports ("command auth/token"), which the CLI bundle does not hide.
 const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici', 'conf']);
 let port;
 export function initialize(data) {
@@ -9,5 +10,9 @@ export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   if (HEAVY.has(specifier)) port.postMessage(specifier);
   else if (/\/dist\/server-bundle\.js$|\/dist\/server\/index\.js$/.test(resolved.url)) port.postMessage('payctl-server');
+  else {
+    const command = /\/dist\/(?:bundle\/)?commands\/(.+)\.js$/.exec(resolved.url);
+    if (command) port.postMessage(`command ${command[1]}`);
+  }
   return resolved;
 }
