@@ -12,7 +12,14 @@ import type * as store from './store.js';
  * start-up, so `payctl serve` answers sooner and a server without webhooks never pays for it.
  */
 let undiciModule: Promise<typeof import('undici')> | undefined;
-export const loadUndici = (): Promise<typeof import('undici')> => (undiciModule ??= import('undici'));
+export function loadUndici(): Promise<typeof import('undici')> {
+  undiciModule ??= import('undici').catch((error: unknown) => {
+    // A failed load is tried again by the next attempt instead of failing every later one.
+    undiciModule = undefined;
+    throw error;
+  });
+  return undiciModule;
+}
 
 /** Per attempt: connecting, then waiting for the headers, then between body chunks. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;

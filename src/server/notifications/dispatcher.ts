@@ -272,6 +272,18 @@ export class Dispatcher {
     this.#inFlight.set(delivery.id, { receiver, controller, done });
   }
 
+  /** The connection pool, made with the first attempt (undici loads then); a failed load is retried. */
+  private agent(): Promise<Agent> {
+    this.#agent ??= loadUndici().then(
+      ({ Agent: AgentClass }) => new AgentClass({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 }),
+      (error: unknown) => {
+        this.#agent = undefined;
+        throw error;
+      },
+    );
+    return this.#agent;
+  }
+
   /** One attempt; undefined when the server stopped during it (it is made again after a restart). */
   private async attempt(delivery: store.DueDelivery, signal: AbortSignal): Promise<Finished | undefined> {
     const now = () => this.deps.clock.now(delivery.account_id);
@@ -297,8 +309,11 @@ export class Dispatcher {
       'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
       'PAYPAL-AUTH-ALGO': AUTH_ALGO,
     };
-    this.#agent ??= loadUndici().then(({ Agent }) => new Agent({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 }));
-    const result = await postDelivery(await this.#agent, url, body, signature, signal);
+    const agent = await this.agent().catch((error: unknown) => error as Error);
+    const result =
+      agent instanceof Error
+        ? { statusCode: null, error: `the HTTP client could not be loaded: ${agent.message}`.slice(0, 500), durationMs: 0 }
+        : await postDelivery(agent, url, body, signature, signal);
     if (this.#stopped && signal.aborted) return undefined;
     return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result, updatedAt: now() });
   }
