@@ -13,7 +13,11 @@ import type * as store from './store.js';
  */
 let undiciModule: Promise<typeof import('undici')> | undefined;
 export function loadUndici(): Promise<typeof import('undici')> {
-  undiciModule ??= import('undici').catch((error: unknown) => {
+  // Bundled as a split chunk, the CommonJS package's exports arrive as `default` only; loaded
+  // from node_modules, Node also lists them by name. Either way `default` holds them all.
+  undiciModule ??= import('undici').then(
+    (loaded) => (loaded as { default?: typeof import('undici') }).default ?? loaded,
+  ).catch((error: unknown) => {
     // A failed load is tried again by the next attempt instead of failing every later one.
     undiciModule = undefined;
     throw error;
