@@ -193,7 +193,10 @@ async function main(): Promise<void> {
     ['payouts', () => benchPayouts(served, record)],
     ['webhooks', () => benchWebhooks(served, record)],
   ];
+  // BENCH_ONLY=payments,invoices runs just those workloads (the baselines always run).
+  const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   for (const [name, run] of workloads) {
+    if (only && !only.includes(name)) continue;
     process.stderr.write(`${name}\n`);
     try {
       await run();

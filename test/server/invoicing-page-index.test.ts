@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type OpenedDatabase } from '../../src/server/db/connection.js';
 import { migrate } from '../../src/server/db/migrate.js';
+import { listIndexOf, noteInvoiceRowsChanged } from '../../src/server/invoicing/page-index.js';
 import { countInvoices, listInvoicePage, LIST_PAGE_SQL } from '../../src/server/invoicing/store.js';
 
 describe('invoice list page index', () => {
@@ -20,6 +21,8 @@ describe('invoice list page index', () => {
       const time = new Date(Date.UTC(2026, 0, 1) + Math.floor(n / 3) * 1000).toISOString();
       statement.run(`INV2-${ownerId}-${String(n).padStart(6, '0')}`, ownerId, `${ownerId}-${n}`, time, time);
     }
+    // Raw SQL stands in for the store's insertInvoice here, so it says what the store says.
+    noteInvoiceRowsChanged();
   }
 
   function plainPage(offset: number, limit: number): string[] {
@@ -56,8 +59,21 @@ describe('invoice list page index', () => {
     expect(await indexedPage(1_200, 50)).toEqual(plainPage(1_200, 50));
     expect(await countInvoices(opened.db, account)).toBe(2_600);
     opened.sqlite.prepare("DELETE FROM invoices WHERE account_id = ? AND id < 'INV2-ACCT1-000300'").run(account);
+    noteInvoiceRowsChanged();
     expect(await indexedPage(1_000, 100)).toEqual(plainPage(1_000, 100));
     expect(await indexedPage(1_900, 100)).toEqual(plainPage(1_900, 100));
     expect(await countInvoices(opened.db, account)).toBe(2_300);
+  });
+
+  it('survives writes to other tables and invoice updates, and is rebuilt by inserts and deletes', async () => {
+    const built = await listIndexOf(opened.db, account);
+    expect(built).toBeDefined();
+    opened.sqlite.prepare("INSERT INTO settings (key, value) VALUES ('unrelated', 'write')").run();
+    opened.sqlite.prepare("UPDATE invoices SET status = 'SENT' WHERE account_id = ? AND id = 'INV2-ACCT1-001000'").run(account);
+    expect(await listIndexOf(opened.db, account)).toBe(built);
+    noteInvoiceRowsChanged();
+    const rebuilt = await listIndexOf(opened.db, account);
+    expect(rebuilt).not.toBe(built);
+    expect(rebuilt?.count).toBe(2_300);
   });
 });

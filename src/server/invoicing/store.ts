@@ -3,7 +3,7 @@
 
 import { sql } from 'kysely';
 import type { Queryable } from '../db/schema.js';
-import { listIndexOf, seekFrom } from './page-index.js';
+import { listIndexOf, noteInvoiceRowsChanged, seekFrom } from './page-index.js';
 
 export interface TemplateRow {
   id: string;
@@ -156,6 +156,7 @@ export function findInvoiceByNumber(db: Queryable, accountId: string, number: st
 }
 
 export async function insertInvoice(db: Queryable, row: InvoiceRow): Promise<void> {
+  noteInvoiceRowsChanged();
   await db.insertInto('invoices').values(row).execute();
 }
 
@@ -165,6 +166,7 @@ export async function updateInvoice(db: Queryable, row: InvoiceRow): Promise<voi
 }
 
 export async function deleteInvoice(db: Queryable, accountId: string, id: string): Promise<void> {
+  noteInvoiceRowsChanged();
   await db.deleteFrom('invoices').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
@@ -315,6 +317,7 @@ export function listOutbox(db: Queryable, accountId: string, limit: number, invo
 
 export async function deleteAccountInvoicing(db: Queryable, accountId: string): Promise<void> {
   await db.deleteFrom('email_outbox').where('account_id', '=', accountId).execute();
+  noteInvoiceRowsChanged();
   await db.deleteFrom('invoices').where('account_id', '=', accountId).execute();
   await db.deleteFrom('invoice_number_counters').where('account_id', '=', accountId).execute();
   await db.deleteFrom('invoice_templates').where('account_id', '=', accountId).execute();
