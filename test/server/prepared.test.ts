@@ -30,8 +30,21 @@ describe('keyed statements', () => {
     expect((await findRows(db, 'settings', { value: 'two' })).map((row) => row.key)).toEqual(['prep.b']);
     expect(await findRow(db, 'settings', { key: 'prep.b' })).toEqual({ key: 'prep.b', value: 'two' });
     expect(await findRow(db, 'settings', { key: 'prep.b', value: 'one' })).toBeUndefined();
-    // An undefined value is left out, as Kysely leaves it out.
-    expect(await findRow(db, 'settings', { key: undefined, value: 'one' })).toEqual({ key: 'prep.a', value: 'one' });
+  });
+
+  it('refuses a key without columns or with a missing value instead of reading or changing other rows', async () => {
+    await expect(findRow(db, 'settings', {})).rejects.toThrow(/at least one column/);
+    await expect(findRow(db, 'settings', { key: undefined, value: 'one' })).rejects.toThrow(/no value for key column "key"/);
+    await expect(updateRows(db, 'settings', {}, { value: 'everything' })).rejects.toThrow(/at least one column/);
+    await expect(updateRows(db, 'settings', { key: undefined }, { value: 'everything' })).rejects.toThrow(/no value for key column/);
+    expect((await findRows(db, 'settings', { value: 'everything' })).length).toBe(0);
+  });
+
+  it('leaves undefined values out of an insert, as the Kysely builder does', async () => {
+    await insertRow(db, 'settings', { key: 'prep.c', value: 'three', ...({ extra: undefined } as object) } as { key: string; value: string });
+    expect(await findRow(db, 'settings', { key: 'prep.c' })).toEqual({ key: 'prep.c', value: 'three' });
+    await updateRows(db, 'settings', { key: 'prep.c' }, { value: undefined as unknown as string });
+    expect(await findRow(db, 'settings', { key: 'prep.c' })).toEqual({ key: 'prep.c', value: 'three' });
   });
 
   it('updates only the matching rows and reports how many', async () => {
@@ -58,7 +71,7 @@ describe('prepared()', () => {
     const byPrefix = prepared<{ prefix: string }>((base, arg) =>
       base.selectFrom('settings').select('key').where('key', 'like', arg('prefix')).where('value', '!=', 'never').orderBy('key'),
     );
-    expect((await byPrefix.all(db, { prefix: 'prep.%' })).map((row) => (row as { key: string }).key)).toEqual(['prep.a', 'prep.b']);
+    expect((await byPrefix.all(db, { prefix: 'prep.%' })).map((row) => (row as { key: string }).key)).toEqual(['prep.a', 'prep.b', 'prep.c']);
     expect(await byPrefix.all(db, { prefix: 'nothing.%' })).toEqual([]);
   });
 

@@ -79,8 +79,9 @@ export function prepared<A extends Args, R = unknown>(
 // Keyed one-table statements, prepared per column list: drop-in for the common
 // `insertInto(t).values(row)`, `selectFrom(t).selectAll().where(a = ?)...` and
 // `updateTable(t).set(changes).where(...)` shapes. The column lists come from the objects' own keys
-// (in their order), so every distinct shape is its own statement; undefined values are left out,
-// as Kysely leaves them out.
+// (in their order), so every distinct shape is its own statement. In a row or a set of changes an
+// undefined value is left out, as Kysely leaves it out; a key must name at least one column and
+// give each a value, so that a missing value can never widen a read or an update to other rows.
 
 type Table = keyof Database & string;
 type Row<T extends Table> = Selectable<Database[T]>;
@@ -109,6 +110,15 @@ function whereAll<Q extends { where: (...args: never[]) => Q }>(query: Q, column
   return built;
 }
 
+function keyColumnsOf(table: string, key: Record<string, unknown>): string[] {
+  const columns = Object.keys(key);
+  if (columns.length === 0) throw new Error(`prepared statement on ${table}: a key needs at least one column`);
+  for (const column of columns) {
+    if (key[column] === undefined) throw new Error(`prepared statement on ${table}: no value for key column "${column}"`);
+  }
+  return columns;
+}
+
 function prefixed(values: Record<string, unknown>, columns: string[], prefix: string, into: Args): void {
   for (const column of columns) into[`${prefix}${column}`] = values[column];
 }
@@ -124,7 +134,7 @@ export async function insertRow<T extends Table>(db: Queryable, table: T, row: I
 
 /** The rows of `table` whose columns equal `key`'s values (every column selected). */
 export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Array<Row<T>>> {
-  const columns = definedKeys(key as Record<string, unknown>);
+  const columns = keyColumnsOf(table, key as Record<string, unknown>);
   const statement = cached(`select|${table}|${columns.join(',')}`, (base, arg) =>
     whereAll(base.selectFrom(table as Table).selectAll() as never, columns, '', arg),
   );
@@ -138,7 +148,7 @@ export async function findRow<T extends Table>(db: Queryable, table: T, key: Key
 
 /** Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values; the count changed. */
 export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>): Promise<bigint> {
-  const keyColumns = definedKeys(key as Record<string, unknown>);
+  const keyColumns = keyColumnsOf(table, key as Record<string, unknown>);
   const setColumns = definedKeys(changes as Record<string, unknown>);
   if (setColumns.length === 0) return 0n;
   const statement = cached(`update|${table}|${setColumns.join(',')}|${keyColumns.join(',')}`, (base, arg) =>
