@@ -18,9 +18,12 @@ function listFiles(dir) {
   });
 }
 
+// Entries follow src/commands, not dist/commands: tsc never deletes the output of a removed or
+// renamed command, which would otherwise come back as a bundled command.
 const entryPoints = { main: 'dist/cli-main.js' };
-for (const file of listFiles('dist/commands').filter((path) => path.endsWith('.js'))) {
-  entryPoints[relative('dist', file).replace(/\.js$/, '')] = file;
+for (const source of listFiles('src/commands').filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
+  const name = relative('src', source).replace(/\.ts$/, '');
+  entryPoints[name] = join('dist', `${name}.js`);
 }
 
 const result = await build({

@@ -93,8 +93,9 @@ function withBuildLock(build: () => void): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    // A build takes well under a minute; an older lock was left by a killed run.
-    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+    // A build takes about a minute on a loaded 2-core machine; a lock older than 10 minutes was
+    // left by a killed run (breaking a live one would let two builds delete each other's chunks).
+    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   try {

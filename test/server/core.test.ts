@@ -3,7 +3,10 @@
 import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kysely, sql } from 'kysely';
 import { applyPragmas, closeDatabase, openDatabase } from '../../src/server/db/connection.js';
+import { BetterSqliteDialect } from '../../src/server/db/driver.js';
+import type { Database } from '../../src/server/db/schema.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
@@ -315,6 +318,33 @@ describe('storage gates', () => {
       });
     } finally {
       await closeDatabase(opened);
+    }
+  });
+
+  it('refuses a query left waiting for the connection (the deadlock the guard catches in tests) and recovers', async () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    sqlite.defaultSafeIntegers(true);
+    const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite, { connectionWaitLimitMs: 200 }) });
+    try {
+      await sql`create table t (x integer)`.execute(db);
+      // A bare Kysely transaction is outside the guard's scope, as every transaction is in serve.
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await sql`insert into t values (1)`.execute(trx);
+          await sql`select x from t`.execute(db);
+        }),
+      ).rejects.toThrow(/waited 200 ms for the database connection/);
+      // The transaction rolled back and the connection serves the next holders in turn.
+      expect((await sql<{ x: bigint }>`select x from t`.execute(db)).rows).toEqual([]);
+      await db.transaction().execute(async (trx) => {
+        await sql`insert into t values (2)`.execute(trx);
+      });
+      const [a, b] = await Promise.all([sql<{ x: bigint }>`select x from t`.execute(db), sql<{ x: bigint }>`select count(*) as x from t`.execute(db)]);
+      expect(a.rows).toEqual([{ x: 2n }]);
+      expect(b.rows).toEqual([{ x: 1n }]);
+    } finally {
+      await db.destroy();
+      sqlite.close();
     }
   });
 

@@ -1,6 +1,7 @@
 // Prepared statements (src/server/db/prepared.ts) against a real SQLite file: the same rows as the
 // Kysely builder they replace, one statement per column shape, and mistakes refused loudly.
 
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
@@ -37,13 +38,14 @@ describe('keyed statements', () => {
     await expect(findRow(db, 'settings', { key: undefined, value: 'one' })).rejects.toThrow(/no value for key column "key"/);
     await expect(updateRows(db, 'settings', {}, { value: 'everything' })).rejects.toThrow(/at least one column/);
     await expect(updateRows(db, 'settings', { key: undefined }, { value: 'everything' })).rejects.toThrow(/no value for key column/);
+    await expect(updateRows(db, 'settings', { key: 'prep.a' }, {})).rejects.toThrow(/at least one column to set/);
     expect((await findRows(db, 'settings', { value: 'everything' })).length).toBe(0);
   });
 
   it('leaves undefined values out of an insert, as the Kysely builder does', async () => {
     await insertRow(db, 'settings', { key: 'prep.c', value: 'three', ...({ extra: undefined } as object) } as { key: string; value: string });
     expect(await findRow(db, 'settings', { key: 'prep.c' })).toEqual({ key: 'prep.c', value: 'three' });
-    await updateRows(db, 'settings', { key: 'prep.c' }, { value: undefined as unknown as string });
+    await updateRows(db, 'settings', { key: 'prep.c' }, { key: 'prep.c', value: undefined as unknown as string });
     expect(await findRow(db, 'settings', { key: 'prep.c' })).toEqual({ key: 'prep.c', value: 'three' });
   });
 
@@ -67,12 +69,18 @@ describe('keyed statements', () => {
 });
 
 describe('prepared()', () => {
-  it('fills each run’s values into the compiled statement, constants kept', async () => {
+  it('fills each run’s values into the compiled statement, literal constants kept', async () => {
     const byPrefix = prepared<{ prefix: string }>((base, arg) =>
-      base.selectFrom('settings').select('key').where('key', 'like', arg('prefix')).where('value', '!=', 'never').orderBy('key'),
+      base.selectFrom('settings').select('key').where('key', 'like', arg('prefix')).where('value', '!=', sql.lit('never')).orderBy('key'),
     );
     expect((await byPrefix.all(db, { prefix: 'prep.%' })).map((row) => (row as { key: string }).key)).toEqual(['prep.a', 'prep.b', 'prep.c']);
     expect(await byPrefix.all(db, { prefix: 'nothing.%' })).toEqual([]);
+  });
+
+  it('refuses a value captured at build time instead of passed through arg()', async () => {
+    const firstCaller = 'prep.a';
+    const captured = prepared<{ unused: string }>((base) => base.selectFrom('settings').selectAll().where('key', '=', firstCaller));
+    await expect(captured.all(db, { unused: 'x' })).rejects.toThrow(/not passed through arg\(\)/);
   });
 
   it('refuses a run without a value for an argument', async () => {

@@ -1,6 +1,6 @@
 // Hashing for client secrets (scrypt, salted) and for bearer tokens (SHA-256 of 256 random bits).
 
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 } as const;
 
@@ -23,22 +23,25 @@ export async function hashSecret(secret: string): Promise<string> {
 }
 
 /**
- * Secrets already proven against a stored hash: stored hash -> SHA-256 of the secret. A token
- * request with the same credentials then costs a SHA-256, not another scrypt (~70 ms of a thread
+ * Secrets already proven against a stored hash: stored hash -> HMAC of the secret under a key made
+ * for this process (a chosen, weak secret leaves nothing in memory to search offline). A token
+ * request with the same credentials then costs an HMAC, not another scrypt (~70 ms of a thread
  * and 16 MB that glibc keeps in that thread's arena after the second run). Keyed by the stored
  * hash, so changed credentials never match an old entry; wrong secrets still pay the full scrypt.
  */
 const verified = new Map<string, Buffer>();
 const VERIFIED_LIMIT = 1_000;
+const PROCESS_KEY = randomBytes(32);
+const fingerprint = (secret: string): Buffer => createHmac('sha256', PROCESS_KEY).update(secret).digest();
 
 function rememberVerified(stored: string, secret: string): void {
   if (verified.size >= VERIFIED_LIMIT) verified.clear();
-  verified.set(stored, createHash('sha256').update(secret).digest());
+  verified.set(stored, fingerprint(secret));
 }
 
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const known = verified.get(stored);
-  if (known && timingSafeEqual(known, createHash('sha256').update(secret).digest())) return true;
+  if (known && timingSafeEqual(known, fingerprint(secret))) return true;
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltText, hashText] = parts as [string, string, string, string, string, string];

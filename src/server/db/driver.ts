@@ -33,6 +33,8 @@ export function markTransactionScope<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Far longer than any transaction here takes (a 1,000-item payout chunk is ~100 ms). */
+const CONNECTION_WAIT_LIMIT_MS = 30_000;
 
 class CachedConnection implements DatabaseConnection {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
@@ -73,7 +75,10 @@ class SingleConnectionDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private release: (() => void) | undefined;
 
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly waitLimitMs: number,
+  ) {
     this.connection = new CachedConnection(sqlite);
   }
 
@@ -88,9 +93,48 @@ class SingleConnectionDriver implements Driver {
     this.queue = new Promise<void>((resolve) => {
       unlock = resolve;
     });
-    await previous;
-    this.release = unlock;
+    if (this.holders > 0) await this.waitBounded(previous, unlock);
+    else await previous;
+    this.holders += 1;
+    this.release = () => {
+      this.holders -= 1;
+      unlock();
+    };
     return this.connection;
+  }
+
+  /** Holders and waiters: while it is 0 the connection is free and nobody needs a watchdog. */
+  private holders = 0;
+
+  /**
+   * Without the guard, a root-handle query inside a transaction would wait for that transaction
+   * forever, and every later request behind it. A wait that long is refused instead: the stray
+   * query fails (its request answers 500 and the error is logged), its transaction rolls back and
+   * the queue moves on; the refused waiter's place in the queue is handed on when its turn comes.
+   */
+  private waitBounded(previous: Promise<void>, unlock: () => void): Promise<void> {
+    this.holders += 1;
+    let refused = false;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        refused = true;
+        reject(
+          new Error(
+            `waited ${this.waitLimitMs} ms for the database connection: a query on the root database handle inside a transaction? Use the transaction (ctx.db)`,
+          ),
+        );
+      }, this.waitLimitMs);
+      timer.unref();
+      void previous.then(() => {
+        this.holders -= 1;
+        if (refused) {
+          unlock();
+          return;
+        }
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
@@ -114,15 +158,23 @@ class SingleConnectionDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+export interface DialectOptions {
+  /** How long a query may wait for the connection before it is refused (default 30 s). */
+  connectionWaitLimitMs?: number;
+}
+
 export class BetterSqliteDialect implements Dialect {
-  constructor(private readonly sqlite: BetterSqlite3.Database) {}
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly options: DialectOptions = {},
+  ) {}
 
   createAdapter() {
     return new SqliteAdapter();
   }
 
   createDriver(): Driver {
-    return new SingleConnectionDriver(this.sqlite);
+    return new SingleConnectionDriver(this.sqlite, this.options.connectionWaitLimitMs ?? CONNECTION_WAIT_LIMIT_MS);
   }
 
   createQueryCompiler() {

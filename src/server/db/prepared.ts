@@ -27,8 +27,8 @@ export interface PreparedStatement<A extends Args, R> {
 
 interface Compiled {
   query: CompiledQuery;
-  /** Per parameter: the argument name that fills it, or undefined for a constant. */
-  slots: Array<string | undefined>;
+  /** Per parameter: the argument name that fills it. */
+  slots: string[];
 }
 
 function compile<A extends Args>(db: Queryable, build: (db: Db, arg: ArgFn<A>) => Compilable<unknown>): Compiled {
@@ -38,7 +38,11 @@ function compile<A extends Args>(db: Queryable, build: (db: Db, arg: ArgFn<A>) =
     return new Slot(name);
   }) as ArgFn<A>;
   const query = build(db, arg).compile();
-  const slots = query.parameters.map((parameter) => (parameter instanceof Slot ? parameter.name : undefined));
+  const slots = query.parameters.map((parameter) => {
+    // A value captured from outside would be served to every later caller (another account's id).
+    if (!(parameter instanceof Slot)) throw new Error(`prepared statement: a value not passed through arg() (use sql.lit for a constant) in: ${query.sql}`);
+    return parameter.name;
+  });
   for (const name of used) {
     if (!slots.includes(name)) throw new Error(`prepared statement: argument "${name}" did not become a parameter of: ${query.sql}`);
   }
@@ -52,17 +56,19 @@ function compile<A extends Args>(db: Queryable, build: (db: Db, arg: ArgFn<A>) =
 export function prepared<A extends Args, R = unknown>(
   build: (db: Db, arg: ArgFn<A>) => Compilable<R>,
 ): PreparedStatement<A, R> {
-  let compiled: Compiled | undefined;
+  // Compiled per dialect (the adapter object), so a second database kind gets its own SQL.
+  const compiledFor = new WeakMap<object, Compiled>();
   const execute = (db: Queryable, args: A): Promise<QueryResult<R>> => {
-    compiled ??= compile(db, build);
+    const adapter = db.getExecutor().adapter;
+    let compiled = compiledFor.get(adapter);
+    if (!compiled) {
+      compiled = compile(db, build);
+      compiledFor.set(adapter, compiled);
+    }
     const { query, slots } = compiled;
     const parameters = new Array<unknown>(slots.length);
     for (let index = 0; index < slots.length; index += 1) {
-      const name = slots[index];
-      if (name === undefined) {
-        parameters[index] = query.parameters[index];
-        continue;
-      }
+      const name = slots[index] as string;
       const value = args[name];
       if (value === undefined) throw new Error(`prepared statement: no value for "${name}" in: ${query.sql}`);
       parameters[index] = value;
@@ -150,7 +156,7 @@ export async function findRow<T extends Table>(db: Queryable, table: T, key: Key
 export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>): Promise<bigint> {
   const keyColumns = keyColumnsOf(table, key as Record<string, unknown>);
   const setColumns = definedKeys(changes as Record<string, unknown>);
-  if (setColumns.length === 0) return 0n;
+  if (setColumns.length === 0) throw new Error(`prepared statement on ${table}: an update needs at least one column to set`);
   const statement = cached(`update|${table}|${setColumns.join(',')}|${keyColumns.join(',')}`, (base, arg) =>
     whereAll(
       (base.updateTable(table as Table) as unknown as { set(values: Args): never }).set(Object.fromEntries(setColumns.map((column) => [column, arg(`set.${column}`)]))),

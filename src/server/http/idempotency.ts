@@ -102,13 +102,13 @@ export async function runMutation(
     const result = await work(ctx);
     if (key !== undefined) {
       await insertRow(trx, 'idempotency_keys', {
-          account_id: ctx.accountId,
-          operation: options.operation,
-          request_key: key,
-          request_hash: hash,
-          status_code: BigInt(result.status),
-          response_body: JSON.stringify(result.body ?? null),
-          created_at: isoMillis(ctx.now),
+        account_id: ctx.accountId,
+        operation: options.operation,
+        request_key: key,
+        request_hash: hash,
+        status_code: BigInt(result.status),
+        response_body: JSON.stringify(result.body ?? null),
+        created_at: isoMillis(ctx.now),
         expires_at: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
       });
     }

@@ -274,6 +274,7 @@ export class Dispatcher {
 
   /** The connection pool, made with the first attempt (undici loads then); a failed load is retried. */
   private agent(): Promise<Agent> {
+    if (this.#stopped) return Promise.reject(new Error('the dispatcher has stopped'));
     this.#agent ??= loadUndici().then(
       ({ Agent: AgentClass }) => new AgentClass({ connect: { lookup: guardedLookup, timeout: ATTEMPT_TIMEOUT_MS }, keepAliveTimeout: 2_000 }),
       (error: unknown) => {
@@ -309,11 +310,15 @@ export class Dispatcher {
       'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
       'PAYPAL-AUTH-ALGO': AUTH_ALGO,
     };
-    const agent = await this.agent().catch((error: unknown) => error as Error);
+    const loaded = await this.agent().then(
+      (agent) => ({ agent }),
+      (error: unknown) => ({ problem: error instanceof Error ? error.message : String(error) }),
+    );
+    if (!('agent' in loaded) && this.#stopped) return undefined;
     const result =
-      agent instanceof Error
-        ? { statusCode: null, error: `the HTTP client could not be loaded: ${agent.message}`.slice(0, 500), durationMs: 0 }
-        : await postDelivery(agent, url, body, signature, signal);
+      'agent' in loaded
+        ? await postDelivery(loaded.agent, url, body, signature, signal)
+        : { statusCode: null, error: `the HTTP client could not be loaded: ${loaded.problem}`.slice(0, 500), durationMs: 0 };
     if (this.#stopped && signal.aborted) return undefined;
     return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result, updatedAt: now() });
   }
