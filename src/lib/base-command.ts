@@ -144,6 +144,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.log(renderDetail(rows));
   }
 
+  /** What a delete prints (the API answers 204 with no body): the id, and the same as JSON. */
+  protected reportDeleted(id: string): { id: string; deleted: true } {
+    this.renderDetail([
+      ['ID', id],
+      ['Deleted', 'yes'],
+    ]);
+    return { id, deleted: true };
+  }
+
   protected renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): void {
     this.log(renderTable(rows, columns));
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, runCli, serverEnv, type CliResult } from './cli-harness.js';
 
 let harness: TestServer;
 let configDir: string;
@@ -15,13 +15,7 @@ beforeAll(async () => {
   ensureBuilt(['api', 'auth:login', 'auth:logout', 'auth:status', 'auth:token', 'sandbox:clock', 'sandbox:reset', 'sandbox:accounts:create']);
   harness = await startTestServer();
   configDir = mkdtempSync(join(tmpdir(), 'payctl-cli-config-'));
-  const creds = harness.server.defaultCredentials;
-  env = {
-    PAYCTL_CONFIG_DIR: configDir,
-    PAYCTL_BASE_URL: harness.url,
-    PAYCTL_CLIENT_ID: creds.client_id,
-    PAYCTL_CLIENT_SECRET: creds.client_secret,
-  };
+  env = serverEnv(harness, configDir);
 }, 120_000);
 
 afterAll(async () => {

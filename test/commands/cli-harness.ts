@@ -4,6 +4,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,6 +20,18 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Kill the process after this long (it then reports code null). */
   timeoutMs?: number;
+}
+
+/** The PAYCTL_* variables that point payctl at a test server as its default merchant. */
+export function serverEnv(server: TestServer, configDir: string): Record<string, string> {
+  const creds = server.server.defaultCredentials;
+  return { PAYCTL_CONFIG_DIR: configDir, PAYCTL_BASE_URL: server.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+}
+
+/** The JSON a run printed, which must have exited 0 (the message shows what it printed instead). */
+export function okJson<T = any>(result: CliResult): T {
+  expect(result.code, `exit ${result.code}\nstdout:${result.stdout}\nstderr:${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as T;
 }
 
 /** Runs payctl with only the given PAYCTL_* variables, CI=1 and no colour; stdin stays open. */

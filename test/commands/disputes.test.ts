@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture } from '../server/payments-helpers.js';
-import { ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
 
 let harness: TestServer;
 let dir: string;
@@ -28,8 +28,7 @@ beforeAll(async () => {
   ]);
   harness = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-disputes-cli-'));
-  const creds = harness.server.defaultCredentials;
-  env = { PAYCTL_CONFIG_DIR: dir, PAYCTL_BASE_URL: harness.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+  env = serverEnv(harness, dir);
   pdf = join(dir, 'receipt.pdf');
   writeFileSync(pdf, Buffer.from('%PDF-1.4\nproof of delivery\n%%EOF\n'));
 }, 120_000);
@@ -41,10 +40,6 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => runCli(args, { env });
 
-function json<T = any>(result: CliResult): T {
-  expect(result.code, `exit ${result.code}\nstdout:${result.stdout}\nstderr:${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
 
 async function newCapture(value: string): Promise<string> {
   const authId = await authorize(harness, value);

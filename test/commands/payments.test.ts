@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, okJson as json, runCli, serverEnv, type CliResult } from './cli-harness.js';
 
 let t: TestServer;
 let dir: string;
@@ -23,8 +23,7 @@ beforeAll(async () => {
   ]);
   t = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-payments-cli-'));
-  const creds = t.server.defaultCredentials;
-  env = { PAYCTL_CONFIG_DIR: dir, PAYCTL_BASE_URL: t.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+  env = serverEnv(t, dir);
 }, 180_000);
 
 afterAll(async () => {
@@ -34,10 +33,6 @@ afterAll(async () => {
 
 const payctl = (...args: string[]) => runCli(args, { env });
 
-function json<T = any>(result: CliResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
 
 /** `label<TAB>value` lines of a detail view printed to a pipe. */
 function detail(result: CliResult): Map<string, string[]> {

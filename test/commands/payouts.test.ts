@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, runCli, serverEnv, type CliResult } from './cli-harness.js';
 
 let harness: TestServer;
 let dir: string;
@@ -20,13 +20,7 @@ beforeAll(async () => {
   const topUp = await harness.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: '10000.00' } });
   expect(topUp.status).toBe(200);
   dir = mkdtempSync(join(tmpdir(), 'payctl-cli-payouts-'));
-  const creds = harness.server.defaultCredentials;
-  env = {
-    PAYCTL_CONFIG_DIR: join(dir, 'config'),
-    PAYCTL_BASE_URL: harness.url,
-    PAYCTL_CLIENT_ID: creds.client_id,
-    PAYCTL_CLIENT_SECRET: creds.client_secret,
-  };
+  env = serverEnv(harness, join(dir, 'config'));
 }, 120_000);
 
 afterAll(async () => {

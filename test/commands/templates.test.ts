@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
 
 let server: TestServer;
 let dir: string;
@@ -17,8 +17,7 @@ beforeAll(async () => {
   ensureBuilt(COMMANDS);
   server = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-templates-cli-'));
-  const creds = server.server.defaultCredentials;
-  env = { PAYCTL_CONFIG_DIR: dir, PAYCTL_BASE_URL: server.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+  env = serverEnv(server, dir);
 }, 180_000);
 
 afterAll(async () => {
@@ -28,10 +27,6 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => runCli(args, { env });
 
-function json<T = any>(result: CliResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
 
 describe('payctl templates', { timeout: 120_000 }, () => {
   it('list shows the system templates; create, get, update (full replacement), delete', async () => {

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { emitEvent, startReceiver, subscribe, verificationRequest, waitUntil, type Receiver } from '../server/webhooks-support.js';
-import { REPO, ensureBuilt, runCli, type CliResult } from './cli-harness.js';
+import { ensureBuilt, okJson as json, REPO, runCli, serverEnv } from './cli-harness.js';
 
 const COMMANDS = [
   'webhooks:create',
@@ -35,8 +35,7 @@ beforeAll(async () => {
   ensureBuilt(COMMANDS);
   t = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-webhooks-cli-'));
-  const creds = t.server.defaultCredentials;
-  env = { PAYCTL_CONFIG_DIR: dir, PAYCTL_BASE_URL: t.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+  env = serverEnv(t, dir);
 }, 180_000);
 
 afterAll(async () => {
@@ -46,10 +45,6 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => runCli(args, { env });
 
-function json<T = any>(result: CliResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
 
 describe('subscriptions', () => {
   it('creates with globs, lists, shows, updates and deletes', async () => {

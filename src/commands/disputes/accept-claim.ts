@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { acceptClaim, getDispute, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatMoney } from '../../lib/render/format.js';
-import { nextSteps, summaryRows } from './get.js';
-import { returnAddressFrom } from './make-offer.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAcceptClaim extends BaseCommand<typeof DisputesAcceptClaim> {
   static override summary = "Accept the buyer's claim: refund and close the dispute";

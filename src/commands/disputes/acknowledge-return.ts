@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { acknowledgeReturnItem, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from './get.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAcknowledgeReturn extends BaseCommand<typeof DisputesAcknowledgeReturn> {
   static override summary = 'Acknowledge the item the buyer sent back';

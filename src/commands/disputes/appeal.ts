@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { appealDispute, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { evidenceFlags, evidenceFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from './get.js';
-import { evidenceFlags, evidenceFrom } from './provide-evidence.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAppeal extends BaseCommand<typeof DisputesAppeal> {
   static override summary = 'Appeal a decision against you, with new evidence';

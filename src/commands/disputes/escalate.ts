@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { escalateDispute, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from './get.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesEscalate extends BaseCommand<typeof DisputesEscalate> {
   static override summary = 'Escalate an inquiry to a claim the service decides';

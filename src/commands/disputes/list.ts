@@ -3,7 +3,7 @@ import { listDisputes, nextPageToken, type Dispute, type DisputeList } from '../
 import { BaseCommand } from '../../lib/base-command.js';
 import { stdoutChalk } from '../../lib/render/colors.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
-import { timeLeft } from './get.js';
+import { timeLeft } from '../../lib/render/disputes.js';
 
 const STATES = ['OPEN_INQUIRIES', 'REQUIRED_ACTION', 'REQUIRED_OTHER_PARTY_ACTION', 'UNDER_PAYPAL_REVIEW', 'APPEALABLE', 'RESOLVED'];
 /** With --all, at most this many pages are fetched (50 disputes each). */

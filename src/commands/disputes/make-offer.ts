@@ -1,8 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { getDispute, makeOffer, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from './get.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesMakeOffer extends BaseCommand<typeof DisputesMakeOffer> {
   static override summary = 'Offer the buyer a resolution (inquiry stage)';
@@ -45,21 +46,4 @@ currency defaults to the dispute's.`;
     this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
-}
-
-/** The return_shipping_address from the --return-* flags, if any was given. */
-export function returnAddressFrom(flags: {
-  'return-country'?: string | undefined;
-  'return-line1'?: string | undefined;
-  'return-city'?: string | undefined;
-  'return-state'?: string | undefined;
-  'return-postal-code'?: string | undefined;
-}): Record<string, string> | undefined {
-  const address: Record<string, string> = {};
-  if (flags['return-country']) address.country_code = flags['return-country'].toUpperCase();
-  if (flags['return-line1']) address.address_line_1 = flags['return-line1'];
-  if (flags['return-city']) address.admin_area_2 = flags['return-city'];
-  if (flags['return-state']) address.admin_area_1 = flags['return-state'];
-  if (flags['return-postal-code']) address.postal_code = flags['return-postal-code'];
-  return Object.keys(address).length > 0 ? address : undefined;
 }

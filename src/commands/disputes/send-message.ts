@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { loadEvidenceFile, sendMessage, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from './get.js';
+import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
 
 export default class DisputesSendMessage extends BaseCommand<typeof DisputesSendMessage> {
   static override summary = 'Send a message to the buyer (inquiry stage)';

@@ -21,10 +21,6 @@ API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
     await this.confirm(`Delete invoice ${this.args.id}?`);
     const requestId = this.flags['request-id'];
     await deleteInvoice(client, this.args.id, requestId ? { requestId } : {});
-    this.renderDetail([
-      ['ID', this.args.id],
-      ['Deleted', 'yes'],
-    ]);
-    return { id: this.args.id, deleted: true };
+    return this.reportDeleted(this.args.id);
   }
 }

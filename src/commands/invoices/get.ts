@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { getInvoice, type Invoice } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { formatMoney, formatValue } from '../../lib/render/format.js';
-import { recipientOf } from './list.js';
+import { recipientOf } from '../../lib/render/invoices.js';
 
 type Money = { currency_code: string; value: string };
 

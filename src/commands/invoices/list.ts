@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { listInvoices, searchInvoices, type Invoice, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { formatMoney } from '../../lib/render/format.js';
-import type { Column } from '../../lib/render/table.js';
+import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
 const STATUSES = [
   'DRAFT', 'SENT', 'SCHEDULED', 'PAID', 'MARKED_AS_PAID', 'CANCELLED', 'REFUNDED', 'PARTIALLY_PAID',
@@ -11,24 +10,6 @@ const STATUSES = [
 
 /** The service serves pages 1..1000. */
 const LAST_PAGE = 1000;
-
-export function recipientOf(invoice: Invoice): string {
-  const billing = invoice.primary_recipients?.[0]?.billing_info;
-  if (!billing) return '';
-  const name = [billing.name?.given_name, billing.name?.surname].filter(Boolean).join(' ');
-  return billing.email_address ?? billing.business_name ?? name;
-}
-
-/** The columns of every invoice table (list and search). */
-export const INVOICE_COLUMNS: ReadonlyArray<Column<Invoice>> = [
-  { header: 'Number', value: (invoice) => invoice.detail.invoice_number },
-  { header: 'ID', value: (invoice) => invoice.id },
-  { header: 'Recipient', value: recipientOf },
-  { header: 'Status', value: (invoice) => invoice.status, status: true },
-  { header: 'Total', value: (invoice) => formatMoney(invoice.amount) },
-  { header: 'Due', value: (invoice) => formatMoney(invoice.due_amount) },
-  { header: 'Due date', value: (invoice) => invoice.detail.payment_term?.due_date },
-];
 
 export default class InvoicesList extends BaseCommand<typeof InvoicesList> {
   static override summary = 'List invoices, newest first';

@@ -3,7 +3,7 @@ import { UsageError } from '../../lib/api/errors.js';
 import { searchInvoices, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { currencyFlag } from '../../lib/flags.js';
-import { INVOICE_COLUMNS } from './list.js';
+import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -3,6 +3,7 @@ import { captureAuthorization, getAuthorization, type Capture, type CaptureReque
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
+import { captureRows } from '../../lib/render/payments.js';
 
 export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture> {
   static override summary = 'Capture all or part of an authorized payment';
@@ -45,14 +46,8 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     const what = body.amount ? formatMoney(body.amount) : 'the rest';
     await this.confirm(`Capture ${what} of authorization ${this.args.authorization}?`);
     const capture = await captureAuthorization(client, this.args.authorization, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
-    const breakdown = capture.seller_receivable_breakdown;
     this.renderDetail([
-      ['Capture', capture.id],
-      ['Status', capture.status, 'status'],
-      ['Reason', capture.status_details?.reason],
-      ['Amount', formatMoney(capture.amount)],
-      ['Fee', formatMoney(breakdown?.paypal_fee)],
-      ['Net', formatMoney(breakdown?.net_amount)],
+      ...captureRows(capture),
       ['Final capture', capture.final_capture ? 'yes' : 'no'],
       ['Invoice id', capture.invoice_id],
       ['Created', formatDate(capture.create_time)],

@@ -1,15 +1,9 @@
 import { Args } from '@oclif/core';
-import { authorizationView, captureView, type HistoryEntry } from '../../lib/api/orders.js';
+import { authorizationView, captureView } from '../../lib/api/orders.js';
 import { getRefund, upId, type Authorization, type Capture, type Refund } from '../../lib/api/payments.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { formatDate, formatMoney, type DetailRow } from '../../lib/render/format.js';
-
-function historyRows(history: readonly HistoryEntry[]): DetailRow[] {
-  return history.map((entry) => [
-    'History',
-    [formatDate(entry.time), entry.what, entry.status, formatMoney(entry.amount), entry.id].filter(Boolean).join('  '),
-  ]);
-}
+import { formatDate, formatMoney } from '../../lib/render/format.js';
+import { captureRows, historyRows, refundRows } from '../../lib/render/payments.js';
 
 export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   static override summary = 'Show an authorization, capture or refund';
@@ -51,14 +45,8 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
     if (this.args.type === 'capture') {
       const view = await captureView(client, id);
       const { capture } = view;
-      const breakdown = capture.seller_receivable_breakdown;
       this.renderDetail([
-        ['Capture', capture.id],
-        ['Status', capture.status, 'status'],
-        ['Reason', capture.status_details?.reason],
-        ['Amount', formatMoney(capture.amount)],
-        ['Fee', formatMoney(breakdown?.paypal_fee)],
-        ['Net', formatMoney(breakdown?.net_amount)],
+        ...captureRows(capture),
         ['Refunded', formatMoney(view.refunded)],
         ['Refundable', formatMoney(view.refundable)],
         ['Final capture', capture.final_capture ? 'yes' : 'no'],
@@ -70,14 +58,8 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
       return capture;
     }
     const refund = await getRefund(client, id);
-    const breakdown = refund.seller_payable_breakdown;
     this.renderDetail([
-      ['Refund', refund.id],
-      ['Status', refund.status, 'status'],
-      ['Amount', formatMoney(refund.amount)],
-      ['Fee returned', formatMoney(breakdown?.paypal_fee)],
-      ['Net', formatMoney(breakdown?.net_amount)],
-      ['Total refunded', formatMoney(breakdown?.total_refunded_amount)],
+      ...refundRows(refund),
       ['Capture', upId(refund)],
       ['Invoice id', refund.invoice_id],
       ['Custom id', refund.custom_id],

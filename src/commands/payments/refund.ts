@@ -6,6 +6,7 @@ import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { readRefundFile, refundFileRows } from '../../lib/refund-file.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
+import { refundRows } from '../../lib/render/payments.js';
 
 export default class PaymentsRefund extends BaseCommand<typeof PaymentsRefund> {
   static override summary = 'Refund a captured payment, fully or partly, or many from a CSV file';
@@ -58,14 +59,8 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
       `Refund ${what} of capture ${captureId}? Refundable: ${formatMoney(view.refundable)} of ${formatMoney(view.capture.amount)}`,
     );
     const refund = await refundCapture(client, captureId, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
-    const breakdown = refund.seller_payable_breakdown;
     this.renderDetail([
-      ['Refund', refund.id],
-      ['Status', refund.status, 'status'],
-      ['Amount', formatMoney(refund.amount)],
-      ['Fee returned', formatMoney(breakdown?.paypal_fee)],
-      ['Net', formatMoney(breakdown?.net_amount)],
-      ['Total refunded', formatMoney(breakdown?.total_refunded_amount)],
+      ...refundRows(refund),
       ['Capture', captureId],
       ['Created', formatDate(refund.create_time)],
     ]);

@@ -20,10 +20,6 @@ terminal; scripts pass --yes. The API answers 204 with no body, so --json prints
     await this.confirm(`Delete template ${this.args.id}?`);
     const requestId = this.flags['request-id'];
     await deleteTemplate(client, this.args.id, requestId ? { requestId } : {});
-    this.renderDetail([
-      ['ID', this.args.id],
-      ['Deleted', 'yes'],
-    ]);
-    return { id: this.args.id, deleted: true };
+    return this.reportDeleted(this.args.id);
   }
 }

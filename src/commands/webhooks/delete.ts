@@ -19,10 +19,6 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
     await this.confirm(`Delete webhook ${this.args.id}?`);
     const requestId = this.flags['request-id'];
     await deleteWebhook(client, this.args.id, requestId ? { requestId } : {});
-    this.renderDetail([
-      ['ID', this.args.id],
-      ['Deleted', 'yes'],
-    ]);
-    return { id: this.args.id, deleted: true };
+    return this.reportDeleted(this.args.id);
   }
 }

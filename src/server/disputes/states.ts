@@ -44,19 +44,7 @@ export const DISPUTE_STATES = [
 ] as const;
 export type DisputeState = (typeof DISPUTE_STATES)[number];
 
-export const DISPUTE_REASONS = [
-  'MERCHANDISE_OR_SERVICE_NOT_RECEIVED',
-  'MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED',
-  'UNAUTHORISED',
-  'CREDIT_NOT_PROCESSED',
-  'DUPLICATE_TRANSACTION',
-  'INCORRECT_AMOUNT',
-  'PAYMENT_BY_OTHER_MEANS',
-  'CANCELED_RECURRING_BILLING',
-  'PROBLEM_WITH_REMITTANCE',
-  'OTHER',
-] as const;
-export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+export { DISPUTE_REASONS, type DisputeReason } from '../../lib/disputes.js';
 
 export const OUTCOME_CODES = [
   'RESOLVED_BUYER_FAVOUR',

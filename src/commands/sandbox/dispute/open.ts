@@ -1,21 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { openSandboxDispute, type Dispute } from '../../../lib/api/disputes.js';
 import { BaseCommand } from '../../../lib/base-command.js';
+import { DISPUTE_REASONS } from '../../../lib/disputes.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../disputes/get.js';
-
-const REASONS = [
-  'MERCHANDISE_OR_SERVICE_NOT_RECEIVED',
-  'MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED',
-  'UNAUTHORISED',
-  'CREDIT_NOT_PROCESSED',
-  'DUPLICATE_TRANSACTION',
-  'INCORRECT_AMOUNT',
-  'PAYMENT_BY_OTHER_MEANS',
-  'CANCELED_RECURRING_BILLING',
-  'PROBLEM_WITH_REMITTANCE',
-  'OTHER',
-];
+import { nextSteps, summaryRows } from '../../../lib/render/disputes.js';
 
 export default class SandboxDisputeOpen extends BaseCommand<typeof SandboxDisputeOpen> {
   static override summary = 'Open a dispute on one of your captures, as its buyer would (local server)';
@@ -32,7 +20,7 @@ account's clock. Without --amount, what is left of the capture is disputed.`;
   static override args = { capture_id: Args.string({ description: 'Capture id (the disputed transaction)', required: true }) };
 
   static override flags = {
-    reason: Flags.string({ description: "The buyer's reason", options: REASONS, required: true }),
+    reason: Flags.string({ description: "The buyer's reason", options: [...DISPUTE_REASONS], required: true }),
     amount: amountFlag({ description: 'Disputed amount (default: what is left of the capture)', dependsOn: ['currency'] }),
     currency: currencyFlag({ description: 'Currency of --amount (the capture currency)' }),
     message: Flags.string({ description: "The buyer's first message" }),
