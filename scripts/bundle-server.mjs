@@ -1,40 +1,57 @@
-// Bundles the compiled server (dist/server) for `payctl serve`: the entry dist/server-bundle.js and
-// the chunks it loads on demand (dist/server-chunks/). Loading ~600 small ESM/CJS files (Kysely
-// alone is hundreds) costs about three times as long as one file, and start-up is measured.
-// - Code splitting: modules imported with import() (undici, for webhook deliveries) become chunks
-//   read only when first used.
+// Bundles the compiled server (dist/server) for `payctl serve` into one CommonJS file,
+// dist/server-bundle.cjs, and makes its V8 code cache (dist/server-bundle.cjs.v8cache).
+// Loading ~600 small ESM/CJS files (Kysely alone is hundreds) costs about three times as long as
+// one file, and start-up is measured.
+// - CommonJS, so that src/lib/code-cache.ts can evaluate it through vm.Script with V8's code cache
+//   (Node 20 has no compile cache for modules): the cache is made here, by starting the bundled
+//   server on :memory: and answering a few requests, so it also holds the functions compiled then.
+// - undici (webhook deliveries) is a file of its own, dist/server-chunks/undici-<hash>.cjs,
+//   required with the first delivery.
 // - Whitespace and comments stripped: a few non-Latin-1 characters in dependencies' comments made
 //   V8 hold the whole 4.5 MB source as two-byte text (9.2 MB of heap); stripped, the source is
 //   3.1 MB of one-byte text (3.5 MB). Names are kept and the source map maps stack traces back.
-// Chunk names carry a content hash. After a build, chunks of neither this build nor the one before
-// are deleted: a server started before a rebuild may still load its chunk later.
-// better-sqlite3 stays external (native addon).
+// After a build, chunks of neither this build nor the one before are deleted: a server started
+// before a rebuild may still load its chunk later. better-sqlite3 stays external (native addon).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const CHUNKS = 'dist/server-chunks';
 const RECORD = join(CHUNKS, '.builds.json');
-
-const result = await build({
-  entryPoints: { 'server-bundle': 'dist/server/index.js' },
-  outdir: 'dist',
-  chunkNames: 'server-chunks/[name]-[hash]',
-  splitting: true,
+const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  external: ['better-sqlite3'],
   minifyWhitespace: true,
   sourcemap: true,
   logLevel: 'warning',
   metafile: true,
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import { createRequire as payctlCreateRequire } from 'node:module'; const require = payctlCreateRequire(import.meta.url);" },
+  outExtension: { '.js': '.cjs' },
+};
+
+const undici = await build({ ...common, entryPoints: { undici: 'undici' }, outdir: CHUNKS, entryNames: '[name]-[hash]' });
+const undiciFile = Object.keys(undici.metafile.outputs).find((path) => path.endsWith('.cjs'));
+
+const server = await build({
+  ...common,
+  entryPoints: { 'server-bundle': 'dist/server/index.js' },
+  outdir: 'dist',
+  external: ['better-sqlite3'],
+  // import('undici') becomes a require() of the chunk, resolved from the bundle's own directory.
+  supported: { 'dynamic-import': false },
+  plugins: [
+    {
+      name: 'undici-chunk',
+      setup(context) {
+        context.onResolve({ filter: /^undici$/ }, () => ({ path: `./server-chunks/${basename(undiciFile)}`, external: true }));
+      },
+    },
+  ],
 });
 
-const written = Object.keys(result.metafile.outputs).map((path) => resolve(path));
+const written = [...Object.keys(undici.metafile.outputs), ...Object.keys(server.metafile.outputs)].map((path) => resolve(path));
 const previous = existsSync(RECORD) ? JSON.parse(readFileSync(RECORD, 'utf8')) : [];
 const keep = new Set([...written, ...previous]);
 for (const name of existsSync(CHUNKS) ? readdirSync(CHUNKS) : []) {
@@ -42,3 +59,8 @@ for (const name of existsSync(CHUNKS) ? readdirSync(CHUNKS) : []) {
   if (name !== '.builds.json' && !keep.has(path)) rmSync(path);
 }
 writeFileSync(RECORD, JSON.stringify(written));
+for (const stale of ['dist/server-bundle.js', 'dist/server-bundle.js.map']) rmSync(stale, { force: true });
+
+// A separate process, started with no flags, as `payctl serve` is: V8 refuses a cache made under other flags.
+rmSync('dist/server-bundle.cjs.v8cache', { force: true });
+execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });

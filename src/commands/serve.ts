@@ -1,20 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Command, Flags } from '@oclif/core';
 import { defaultDatabasePath } from '../lib/paths.js';
-
-type ServerModule = typeof import('../server/index.js');
-
-/**
- * The bundled server (one file, much faster to load) when the build made it; the modules otherwise.
- * Found from the package root, not from this file: the CLI runs it bundled, from dist/bundle/commands.
- */
-async function loadServer(root: string): Promise<ServerModule> {
-  const bundle = join(root, 'dist/server-bundle.js');
-  const entry = existsSync(bundle) ? bundle : join(root, 'dist/server/index.js');
-  return (await import(pathToFileURL(entry).href)) as ServerModule;
-}
+import { loadServer } from '../lib/server-loader.js';
 
 export default class Serve extends Command {
   static override summary = 'Run the embedded payments server (stateful, on SQLite)';
@@ -44,7 +30,8 @@ On first start it creates a default merchant account and app, and writes a "loca
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     // Heavy modules (Fastify, better-sqlite3) load only here, never for other commands.
-    const { startServer } = await loadServer(this.config.root);
+    const loaded = await loadServer(this.config.root);
+    const { startServer } = loaded.server;
     const dbPath = flags.db ?? defaultDatabasePath();
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
@@ -63,6 +50,7 @@ On first start it creates a default merchant account and app, and writes a "loca
       this.exit(1);
       return;
     }
+    loaded.started();
     const { credentials } = { credentials: server.defaultCredentials };
     if (flags['save-profile']) {
       const { writeLocalProfile } = await import('../lib/config.js');

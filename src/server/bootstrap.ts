@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
 import { secretToken } from './core/ids.js';
-import { hashSecret, hashToken, verifySecret } from './core/secrets.js';
+import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
@@ -63,7 +63,7 @@ async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remem
   return fresh;
 }
 
-/** What the default app's secret turns out to be; the scrypt behind it runs in the thread pool. */
+/** What the default app's secret turns out to be; a chosen secret's scrypt runs in the thread pool. */
 interface SecretCheck {
   secret: string;
   /** Whether the stored hash already matches `secret` under the stored client id. */
@@ -75,8 +75,11 @@ interface SecretCheck {
 }
 
 async function freshSecret(given: string | undefined): Promise<SecretCheck> {
-  const secret = given ?? newClientSecret();
-  return { secret, matchesStored: false, hash: await hashSecret(secret) };
+  if (given === undefined) {
+    const secret = newClientSecret();
+    return { secret, matchesStored: false, hash: hashGeneratedSecret(secret) };
+  }
+  return { secret: given, matchesStored: false, hash: await hashSecret(given) };
 }
 
 async function checkStoredSecret(options: BootstrapOptions, remembered: CredentialsFile | undefined, app: { client_id: string; secret_hash: string }): Promise<SecretCheck> {
@@ -98,7 +101,7 @@ async function checkStoredSecret(options: BootstrapOptions, remembered: Credenti
 
 /**
  * First-start set-up in two steps, so the slow part overlaps building the app: `prepareBootstrap`
- * reads what is stored and starts the secret's scrypt (thread pool); the function it returns, run
+ * reads what is stored and starts a chosen secret's scrypt (thread pool); the function it returns, run
  * once every domain has registered its hooks (new accounts get their templates), writes.
  */
 export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptions): Promise<() => Promise<Bootstrapped>> {

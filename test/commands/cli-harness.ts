@@ -87,7 +87,7 @@ function buildState(commandIds: readonly string[]): BuildState {
   // bin/run.js runs the bundles, not the files tsc writes: they must be newer than every source.
   const newestSource = Math.max(0, ...sources.values());
   const mtimeOf = (path: string) => (existsSync(join(REPO, path)) ? statSync(join(REPO, path)).mtimeMs : 0);
-  const bundleStale = mtimeOf('dist/bundle/main.js') < newestSource || mtimeOf('dist/server-bundle.js') < newestSource;
+  const bundleStale = mtimeOf('dist/bundle/main.js') < newestSource || mtimeOf('dist/server-bundle.cjs') < newestSource;
   const manifestPath = join(REPO, 'oclif.manifest.json');
   const manifestCommands = existsSync(manifestPath)
     ? Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as { commands: Record<string, unknown> }).commands)

@@ -17,8 +17,8 @@ let receiver: Receiver | undefined;
 
 beforeAll(() => {
   ensureBuilt(['serve']);
-  // `serve` loads dist/server-bundle.js when present: make sure it holds the current server.
-  const bundle = join(REPO, 'dist/server-bundle.js');
+  // `serve` loads dist/server-bundle.cjs when present: make sure it holds the current server.
+  const bundle = join(REPO, 'dist/server-bundle.cjs');
   const stale = (() => {
     try {
       return statSync(bundle).mtimeMs < statSync(join(REPO, 'dist/server/notifications/dispatcher.js')).mtimeMs;

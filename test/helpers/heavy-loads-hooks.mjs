@@ -1,6 +1,7 @@
 // Module resolution hook: reports (via the main thread's port) every heavy server module resolved:
-// the packages themselves, and the bundled or unbundled server entry of payctl. It also reports the
-// command file that oclif imports ("command auth/token"), which the CLI bundle does not hide.
+// the packages themselves, and the unbundled server entry of payctl (the bundle is CommonJS, seen by
+// report-heavy-loads.mjs). It also reports the command file that oclif imports ("command auth/token"),
+// which the CLI bundle does not hide.
 const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici', 'conf']);
 let port;
 export function initialize(data) {
@@ -9,7 +10,7 @@ export function initialize(data) {
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   if (HEAVY.has(specifier)) port.postMessage(specifier);
-  else if (/\/dist\/server-bundle\.js$|\/dist\/server\/index\.js$/.test(resolved.url)) port.postMessage('payctl-server');
+  else if (/\/dist\/server\/index\.js$/.test(resolved.url)) port.postMessage('payctl-server');
   else {
     const command = /\/dist\/(?:bundle\/)?commands\/(.+)\.js$/.exec(resolved.url);
     if (command) port.postMessage(`command ${command[1]}`);

@@ -1,5 +1,6 @@
 // The server core over real HTTP: tokens, errors, validation, assertions, rate limits, storage gates.
 
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,7 +100,8 @@ describe('OAuth2 tokens', () => {
     const rows = await t.server.db.selectFrom('apps').select('secret_hash').execute();
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect(row.secret_hash.startsWith('scrypt$')).toBe(true);
+      // Secrets the server generated: SHA-256 (480 random bits); chosen ones: scrypt.
+      expect(row.secret_hash).toMatch(/^(sha256\$[0-9a-f]{64}|scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43})$/);
       expect(row.secret_hash).not.toContain(t.merchant.client_secret);
     }
     const tokens = await t.server.db.selectFrom('access_tokens').select('token_hash').execute();
@@ -412,6 +414,9 @@ describe('storage gates', () => {
       expect(lines.join('')).toMatch(/could not be recovered/);
       expect(await tokenStatus(second.url, original.client_id, original.client_secret)).toBe(401);
       expect(await tokenStatus(second.url, original.client_id, second.defaultCredentials.client_secret)).toBe(200);
+      // A secret the server generated is stored as its SHA-256.
+      const stored = await second.db.selectFrom('apps').select('secret_hash').where('client_id', '=', original.client_id).executeTakeFirstOrThrow();
+      expect(stored.secret_hash).toBe(`sha256$${createHash('sha256').update(second.defaultCredentials.client_secret).digest('hex')}`);
     } finally {
       await second.close();
     }
@@ -421,6 +426,9 @@ describe('storage gates', () => {
       expect(third.defaultCredentials.client_secret).toBe('chosen-on-the-command-line');
       expect(await tokenStatus(third.url, original.client_id, second.defaultCredentials.client_secret)).toBe(401);
       expect(await tokenStatus(third.url, original.client_id, 'chosen-on-the-command-line')).toBe(200);
+      // A chosen secret (perhaps a weak one) gets scrypt.
+      const stored = await third.db.selectFrom('apps').select('secret_hash').where('client_id', '=', original.client_id).executeTakeFirstOrThrow();
+      expect(stored.secret_hash.startsWith('scrypt$')).toBe(true);
     } finally {
       await third.close();
     }

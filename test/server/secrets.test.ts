@@ -1,4 +1,5 @@
-// Client-secret hashing: scrypt once per proven secret, never a shortcut for a wrong one.
+// Client-secret hashing: scrypt once per proven chosen secret, never a shortcut for a wrong one;
+// SHA-256 for secrets the server generated.
 
 import * as crypto from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +10,8 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, scrypt: vi.fn((...args: unknown[]) => scrypt(...args)) };
 });
 
-const { hashSecret, verifySecret } = await import('../../src/server/core/secrets.js');
+const { hashGeneratedSecret, hashSecret, verifySecret } = await import('../../src/server/core/secrets.js');
+const { newClientSecret } = await import('../../src/server/oauth/service.js');
 const scrypt = vi.mocked(crypto.scrypt);
 
 describe('verifySecret', () => {
@@ -54,5 +56,33 @@ describe('verifySecret', () => {
     expect(await fresh.verifySecret('from-disk', stored)).toBe(true);
     expect(scrypt).toHaveBeenCalledTimes(1);
     expect(await fresh.verifySecret('not-it', 'plain-text-is-not-a-hash')).toBe(false);
+  });
+});
+
+describe('generated secrets', () => {
+  beforeEach(() => {
+    scrypt.mockClear();
+  });
+
+  it('stores a generated secret as a SHA-256 and proves it with no scrypt, refusing near misses', async () => {
+    const secret = newClientSecret();
+    const stored = hashGeneratedSecret(secret);
+    expect(stored).toBe(`sha256$${crypto.createHash('sha256').update(secret).digest('hex')}`);
+    expect(stored).not.toContain(secret);
+    expect(await verifySecret(secret, stored)).toBe(true);
+    expect(await verifySecret(secret.slice(0, -1), stored)).toBe(false);
+    expect(await verifySecret(`${secret}x`, stored)).toBe(false);
+    expect(await verifySecret('', stored)).toBe(false);
+    expect(await verifySecret(secret, 'sha256$abc')).toBe(false);
+    expect(await verifySecret(secret, 'sha256$')).toBe(false);
+    expect(scrypt).not.toHaveBeenCalled();
+  });
+
+  it('keeps the two schemes apart: a scrypt hash never matches by SHA-256 and the reverse', async () => {
+    const secret = newClientSecret();
+    const slow = await hashSecret(secret);
+    expect(slow.startsWith('scrypt$')).toBe(true);
+    expect(await verifySecret(secret, hashGeneratedSecret(`${secret}-other`))).toBe(false);
+    expect(await verifySecret(`${secret}-other`, slow)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
-// Hashing for client secrets (scrypt, salted) and for bearer tokens (SHA-256 of 256 random bits).
+// Hashing for client secrets (scrypt, salted, for secrets people choose; SHA-256 for the ones we
+// generate) and for bearer tokens (SHA-256 of 256 random bits).
 
 import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
@@ -23,6 +24,16 @@ export async function hashSecret(secret: string): Promise<string> {
 }
 
 /**
+ * For a secret this server generated (`newClientSecret`: 480 random bits) a slow, salted hash adds
+ * nothing against guessing, so it is stored as `sha256$<hex>`, like tokens: a fresh `payctl serve`
+ * then answers without a ~67 ms scrypt first. Secrets someone chose (`--client-secret`, a client_secret
+ * given to the control plane, one remembered from the credentials file) always get scrypt.
+ */
+export function hashGeneratedSecret(secret: string): string {
+  return `sha256$${hashToken(secret)}`;
+}
+
+/**
  * Secrets already proven against a stored hash: stored hash -> HMAC of the secret under a key made
  * for this process (a chosen, weak secret leaves nothing in memory to search offline). A token
  * request with the same credentials then costs an HMAC, not another scrypt (~70 ms of a thread
@@ -42,6 +53,11 @@ function rememberVerified(stored: string, secret: string): void {
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const known = verified.get(stored);
   if (known && timingSafeEqual(known, fingerprint(secret))) return true;
+  if (stored.startsWith('sha256$')) {
+    const expected = Buffer.from(stored.slice('sha256$'.length), 'hex');
+    const given = Buffer.from(hashToken(secret), 'hex');
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltText, hashText] = parts as [string, string, string, string, string, string];

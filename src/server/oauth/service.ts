@@ -4,7 +4,7 @@ import type { Queryable } from '../db/schema.js';
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { payerId, secretToken, upperId } from '../core/ids.js';
-import { hashSecret, hashToken, verifySecret } from '../core/secrets.js';
+import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from '../core/secrets.js';
 import * as store from './store.js';
 
 /** The scopes every app is granted: the server does not restrict operations by scope. */
@@ -62,7 +62,7 @@ export async function createMerchantAccount(
     account_id: id,
     name: input.isDefault ? 'Default app' : 'App',
     client_id: clientId,
-    secret_hash: input.secretHash ?? (await hashSecret(clientSecret)),
+    secret_hash: input.secretHash ?? (input.clientSecret === undefined ? hashGeneratedSecret(clientSecret) : await hashSecret(clientSecret)),
     is_default: 1n,
     created_at: now,
   });

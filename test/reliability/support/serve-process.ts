@@ -52,7 +52,7 @@ process.once('exit', () => {
 
 /** Throws a clear message when the CLI has not been built (`npm run prepare`, which the runner does). */
 export function assertBuilt(): void {
-  for (const file of ['dist/commands/serve.js', 'dist/server-bundle.js', 'oclif.manifest.json']) {
+  for (const file of ['dist/commands/serve.js', 'dist/server-bundle.cjs', 'oclif.manifest.json']) {
     if (!existsSync(join(REPO, file))) throw new Error(`${file} is missing: run \`npm run prepare\` before the reliability suite`);
   }
 }

@@ -1,0 +1,106 @@
+// requireWithCodeCache on real files: the CommonJS contract (exports, require from the file's own
+// directory, __filename/__dirname), and each cache state: missing, used, rejected, not writable.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeCacheFile, requireWithCodeCache } from '../../src/lib/code-cache.js';
+import { REPO, ensureBuilt } from '../commands/cli-harness.js';
+
+interface Exported {
+  answer: number;
+  sibling: string;
+  where: { file: string; dir: string };
+  fail(): never;
+}
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function writeModule(answer = 42): string {
+  dir = mkdtempSync(join(tmpdir(), 'payctl-code-cache-'));
+  writeFileSync(join(dir, 'sibling.cjs'), "module.exports = 'from the sibling';\n");
+  const file = join(dir, 'entry.cjs');
+  writeFileSync(
+    file,
+    [
+      `exports.answer = ${answer};`,
+      "exports.sibling = require('./sibling.cjs');",
+      'exports.where = { file: __filename, dir: __dirname };',
+      "exports.fail = () => { throw new Error('thrown on line 5'); };",
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/**
+ * Loads in a fresh node process (with no flags, as `payctl serve` runs): within one process V8's
+ * in-memory compilation cache would answer a second compile of the same source and hide the file cache.
+ */
+function loadInChild(file: string, save = false): { cache: string; answer: number; sibling: string; saved?: boolean } {
+  const script = `import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'src/lib/code-cache.ts'))};
+const loaded = requireWithCodeCache(${JSON.stringify(file)});
+const saved = ${save} ? loaded.save() : undefined;
+process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.exports.answer, sibling: loaded.exports.sibling, saved }));`;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+  return JSON.parse(out.toString()) as { cache: string; answer: number; sibling: string; saved?: boolean };
+}
+
+describe('requireWithCodeCache', () => {
+  it('evaluates CommonJS with require, __filename and __dirname of the file', () => {
+    const file = writeModule();
+    const loaded = requireWithCodeCache<Exported>(file);
+    expect(loaded.cache).toBe('missing');
+    expect(loaded.exports.answer).toBe(42);
+    expect(loaded.exports.sibling).toBe('from the sibling');
+    expect(loaded.exports.where).toEqual({ file, dir });
+    // Stack traces name the file and its own line numbers.
+    let stack = '';
+    try {
+      loaded.exports.fail();
+    } catch (error) {
+      stack = (error as Error).stack ?? '';
+    }
+    expect(stack).toContain('thrown on line 5');
+    expect(stack).toContain(`${file}:4:`);
+  });
+
+  it('writes a cache that the next process uses, with the same exports', () => {
+    const file = writeModule();
+    expect(loadInChild(file, true)).toEqual({ cache: 'missing', answer: 42, sibling: 'from the sibling', saved: true });
+    expect(statSync(codeCacheFile(file)).size).toBeGreaterThan(0);
+    expect(loadInChild(file)).toEqual({ cache: 'used', answer: 42, sibling: 'from the sibling' });
+  });
+
+  it('falls back to compiling when the cache is damaged or belongs to another source', () => {
+    const file = writeModule();
+    writeFileSync(codeCacheFile(file), Buffer.from('not a code cache at all, only some bytes'));
+    expect(loadInChild(file, true)).toEqual({ cache: 'rejected', answer: 42, sibling: 'from the sibling', saved: true });
+    expect(loadInChild(file).cache).toBe('used');
+    // Another source (of another length) against the old cache: V8 checks the source.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('exports.answer = 42;', 'exports.answer = 4242;'));
+    expect(loadInChild(file)).toEqual({ cache: 'rejected', answer: 4242, sibling: 'from the sibling' });
+  });
+
+  it('reports a cache it cannot write instead of throwing', () => {
+    const file = writeModule();
+    const loaded = requireWithCodeCache<Exported>(file);
+    rmSync(dir, { recursive: true, force: true });
+    expect(loaded.save()).toBe(false);
+  });
+});
+
+describe('the server bundle', () => {
+  it('is built with a code cache that this node accepts', { timeout: 180_000 }, () => {
+    ensureBuilt(['serve']);
+    const script = `import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
+const loaded = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))});
+process.stdout.write(JSON.stringify({ cache: loaded.cache, startServer: typeof loaded.exports.startServer }));`;
+    // A clean node, as `payctl serve` runs: vitest's own flags would change V8's flag hash.
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+    expect(JSON.parse(out.toString())).toEqual({ cache: 'used', startServer: 'function' });
+  });
+});
