@@ -40,13 +40,13 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   }
 }
 
-/** Starts `payctl serve` on a temporary database (or `db`) and waits for its first answer. */
+/** Starts `payctl serve` on a temporary database (or `db`) and waits for its first answer. BENCH_BIN runs another build's bin/run.js (A/B). */
 export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const dir = tempDir('serve');
   const dbPath = db ?? join(dir, 'payctl.db');
   const started = performance.now();
   const nodeArgs = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'], {
+  const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_BIN ?? BIN, 'serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'], {
     env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -36,6 +36,9 @@ function record(row: Row, raw: unknown): void {
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function bareHttpServer(): Promise<{ baseUrl: string; firstAnswerMs: number; stop: () => void }> {
+  // Load this process's fetch first: its first call costs 30-60 ms here, which is not the server's
+  // start (serve's first answer is timed with fetch already loaded).
+  await (await fetch('data:text/plain,warm')).text();
   const started = performance.now();
   const child = spawn(process.execPath, [join(ROOT, 'bench', 'baseline-http.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((done) => createInterface({ input: child.stdout }).once('line', done));
