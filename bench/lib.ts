@@ -45,7 +45,7 @@ export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Prom
   const dir = tempDir('serve');
   const dbPath = db ?? join(dir, 'payctl.db');
   const started = performance.now();
-  const nodeArgs = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = (env.BENCH_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_BIN ?? BIN, 'serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'], {
     env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -68,9 +68,10 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [authenticate, ...existing];
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback style: an async hook would cost a promise on every response.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
   routeList.set(app, listed);
   installPlumbing(app, routes);
