@@ -46,7 +46,12 @@ export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Prom
   const dbPath = db ?? join(dir, 'payctl.db');
   const started = performance.now();
   const nodeArgs = (env.BENCH_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_BIN ?? BIN, 'serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'], {
+  // As a user runs `payctl serve`: the bin itself (its #! line passes node's flags); with
+  // BENCH_NODE_ARGS, node with those flags instead.
+  const bin = process.env.BENCH_BIN ?? BIN;
+  const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'];
+  const [command, args] = nodeArgs.length > 0 ? [process.execPath, [...nodeArgs, bin, ...serveArgs]] : [bin, serveArgs];
+  const child = spawn(command, args, {
     env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

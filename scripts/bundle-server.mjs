@@ -1,5 +1,5 @@
 // Bundles the compiled server (dist/server) for `payctl serve` into one CommonJS file,
-// dist/server-bundle.cjs, and makes its V8 code cache (dist/server-bundle.cjs.v8cache).
+// dist/server-bundle.cjs, and makes its V8 code cache (dist/server-bundle.cjs.<V8 tag>.v8cache).
 // Loading ~600 small ESM/CJS files (Kysely alone is hundreds) costs about three times as long as
 // one file, and start-up is measured.
 // - CommonJS, so that src/lib/code-cache.ts can evaluate it through vm.Script with V8's code cache
@@ -61,6 +61,11 @@ for (const name of existsSync(CHUNKS) ? readdirSync(CHUNKS) : []) {
 writeFileSync(RECORD, JSON.stringify(written));
 for (const stale of ['dist/server-bundle.js', 'dist/server-bundle.js.map']) rmSync(stale, { force: true });
 
-// A separate process, started with no flags, as `payctl serve` is: V8 refuses a cache made under other flags.
-rmSync('dist/server-bundle.cjs.v8cache', { force: true });
-execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });
+// Caches of the previous bundle are useless (V8 checks the source), and so is a write cut short.
+for (const name of readdirSync('dist')) if (/^server-bundle\.cjs\.(?:[0-9a-f]+\.)?v8cache(?:\.\d+\.tmp)?$/.test(name)) rmSync(join('dist', name));
+// Made in a separate process started with the V8 flags of bin/run.js's #! line, as `payctl serve`
+// runs: V8 refuses a cache made under other flags (other runs, e.g. `node bin/run.js serve`, make
+// their own cache the first time, see src/lib/code-cache.ts).
+const shebang = readFileSync('bin/run.js', 'utf8').split('\n', 1)[0];
+const nodeFlags = (/\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s*$/.exec(shebang)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+execFileSync(process.execPath, [...nodeFlags, 'scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });

@@ -5,6 +5,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
 
 export type CodeCacheState = 'used' | 'rejected' | 'missing';
@@ -17,8 +18,12 @@ export interface CachedModule<T> {
   save(): boolean;
 }
 
-/** Where the cache of `file` lives: beside it. */
-export const codeCacheFile = (file: string): string => `${file}.v8cache`;
+/**
+ * Where the cache of `file` lives: beside it, named by V8's tag for this node (its version, its V8
+ * flags, the CPU): `payctl serve` (whose bin passes a V8 flag) and `node bin/run.js serve` each keep
+ * their own instead of rejecting and rewriting each other's.
+ */
+export const codeCacheFile = (file: string): string => `${file}.${cachedDataVersionTag().toString(16)}.v8cache`;
 
 /**
  * Evaluates `file` as a CommonJS module (the same wrapper Node uses), with the code cache beside it
