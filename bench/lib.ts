@@ -46,8 +46,7 @@ export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Prom
   const dbPath = db ?? join(dir, 'payctl.db');
   const started = performance.now();
   const nodeArgs = (env.BENCH_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // As a user runs `payctl serve`: the bin itself (its #! line passes node's flags); with
-  // BENCH_NODE_ARGS, node with those flags instead.
+  // As a user runs `payctl serve`: the bin itself; with BENCH_NODE_ARGS, node with those flags.
   const bin = process.env.BENCH_BIN ?? BIN;
   const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'];
   const [command, args] = nodeArgs.length > 0 ? [process.execPath, [...nodeArgs, bin, ...serveArgs]] : [bin, serveArgs];

@@ -63,9 +63,6 @@ for (const stale of ['dist/server-bundle.js', 'dist/server-bundle.js.map']) rmSy
 
 // Caches of the previous bundle are useless (V8 checks the source), and so is a write cut short.
 for (const name of readdirSync('dist')) if (/^server-bundle\.cjs\.(?:[0-9a-f]+\.)?v8cache(?:\.\d+\.tmp)?$/.test(name)) rmSync(join('dist', name));
-// Made in a separate process started with the V8 flags of bin/run.js's #! line, as `payctl serve`
-// runs: V8 refuses a cache made under other flags (other runs, e.g. `node bin/run.js serve`, make
-// their own cache the first time, see src/lib/code-cache.ts).
-const shebang = readFileSync('bin/run.js', 'utf8').split('\n', 1)[0];
-const nodeFlags = (/\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s*$/.exec(shebang)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
-execFileSync(process.execPath, [...nodeFlags, 'scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });
+// Made in a separate process started with no flags, as `payctl serve` runs: V8 refuses a cache made
+// under other V8 flags (a run with other flags makes its own the first time, see src/lib/code-cache.ts).
+execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });

@@ -20,8 +20,8 @@ export interface CachedModule<T> {
 
 /**
  * Where the cache of `file` lives: beside it, named by V8's tag for this node (its version, its V8
- * flags, the CPU): `payctl serve` (whose bin passes a V8 flag) and `node bin/run.js serve` each keep
- * their own instead of rejecting and rewriting each other's.
+ * flags, the CPU): a `serve` run with V8 flags (say NODE_OPTIONS=--max-semi-space-size=8) keeps its
+ * own instead of rejecting and rewriting the plain one each time.
  */
 export const codeCacheFile = (file: string): string => `${file}.${cachedDataVersionTag().toString(16)}.v8cache`;
 

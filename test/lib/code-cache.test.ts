@@ -94,16 +94,13 @@ describe('requireWithCodeCache', () => {
 });
 
 describe('the server bundle', () => {
-  it('is built with a code cache that node accepts when run as the bin runs it', { timeout: 180_000 }, () => {
+  it('is built with a code cache that this node accepts', { timeout: 180_000 }, () => {
     ensureBuilt(['serve']);
-    // The V8 flags of bin/run.js's #! line, as `payctl serve` runs.
-    const shebang = readFileSync(resolve(REPO, 'bin/run.js'), 'utf8').split('\n', 1)[0]!;
-    const flags = shebang.replace(/^#!\/usr\/bin\/env -S node/, '').trim().split(/\s+/).filter(Boolean);
-    expect(shebang.startsWith('#!/usr/bin/env -S node')).toBe(true);
     const script = `import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
 const loaded = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))});
 process.stdout.write(JSON.stringify({ cache: loaded.cache, startServer: typeof loaded.exports.startServer }));`;
-    const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+    // A node with no V8 flags, as `payctl serve` runs (vitest's own process is not one).
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
     expect(JSON.parse(out.toString())).toEqual({ cache: 'used', startServer: 'function' });
   });
 });
