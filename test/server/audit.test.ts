@@ -207,6 +207,18 @@ describe('invoice and payout checks', () => {
       row: { status: 'SENT', expected: 'PARTIALLY_REFUNDED' },
     },
     {
+      what: 'a stored invoice body that no longer passes the invoice schema',
+      corrupt: update((id) => sql`UPDATE invoices SET body = json_set(body, '$.item_ids', 'not a list') WHERE id = ${id()}`, () => ids.partlyPaid),
+      reported: 'stored-invoices-valid',
+      row: { problem: expect.stringMatching(/^item_ids: /) },
+    },
+    {
+      what: 'a stored invoice body that is not JSON',
+      corrupt: update((id) => sql`UPDATE invoices SET body = '{"input": ' WHERE id = ${id()}`, () => ids.markedRefunded),
+      reported: 'stored-invoices-valid',
+      row: { problem: 'not JSON' },
+    },
+    {
       what: 'a batch amount one cent off its items',
       corrupt: update((id) => sql`UPDATE payout_batches SET amount_minor = amount_minor + 1 WHERE id = ${id()}`, () => ids.batch),
       reported: 'payout-batch-totals-match-items',

@@ -1,6 +1,7 @@
 // Ledger audit checks: each is one SQL query returning the rows that break an invariant.
 
 import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/schema.js';
 import { INVOICE_CHECKS } from './invoice-checks.js';
 import { PAYOUT_CHECKS } from './payout-checks.js';
 
@@ -11,6 +12,14 @@ export interface AuditCheck {
   tables: readonly string[];
   /** Rows violating the invariant, for one account or (null) all accounts. */
   query(accountId: string | null): RawBuilder<Record<string, unknown>>;
+}
+
+/** A check SQL cannot state (it needs the application's schema): rows that break it. */
+export interface CodeCheck {
+  name: string;
+  description: string;
+  tables: readonly string[];
+  run(db: Db, accountId: string | null): Promise<Array<Record<string, unknown>>>;
 }
 
 const scope = (column: string, accountId: string | null) =>

@@ -6,7 +6,9 @@
 // rows, not a store, so it speaks the database's dialect where the data leaves no other way.
 
 import { sql } from 'kysely';
-import type { AuditCheck } from './checks.js';
+import type { Db } from '../db/schema.js';
+import { storedInvoiceProblem } from '../invoicing/resource.js';
+import type { AuditCheck, CodeCheck } from './checks.js';
 
 const scope = (column: string, accountId: string | null) =>
   accountId === null ? sql`1 = 1` : sql`${sql.ref(column)} = ${accountId}`;
@@ -79,3 +81,29 @@ export const INVOICE_CHECKS: readonly AuditCheck[] = [
         AND ((expected = 'nothing paid' AND status NOT IN ${NOTHING_PAID}) OR (expected <> 'nothing paid' AND status <> expected))`,
   },
 ];
+
+/**
+ * Reads trust the stored invoice body (it is written only from validated input), so the audit is
+ * where it is checked against the invoice schema, a thousand rows at a time.
+ */
+export const STORED_INVOICE_CHECK: CodeCheck = {
+  name: 'stored-invoices-valid',
+  description: "every stored invoice body passes the invoice schema (reads do not validate it again)",
+  tables: ['invoices'],
+  async run(db: Db, accountId: string | null) {
+    const problems: Array<Record<string, unknown>> = [];
+    let after = '';
+    for (;;) {
+      let query = db.selectFrom('invoices').select(['account_id', 'id', 'body']).where('id', '>', after).orderBy('id').limit(1_000);
+      if (accountId !== null) query = query.where('account_id', '=', accountId);
+      const rows = await query.execute();
+      for (const row of rows) {
+        const problem = storedInvoiceProblem(row.body);
+        if (problem !== undefined) problems.push({ account_id: row.account_id, invoice_id: row.id, problem });
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < 1_000) return problems;
+      after = last.id;
+    }
+  },
+};

@@ -2,7 +2,10 @@
 
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
-import { AUDIT_CHECKS } from './checks.js';
+import { AUDIT_CHECKS, type CodeCheck } from './checks.js';
+import { STORED_INVOICE_CHECK } from './invoice-checks.js';
+
+const CODE_CHECKS: readonly CodeCheck[] = [STORED_INVOICE_CHECK];
 
 export interface AuditResult {
   ok: boolean;
@@ -27,6 +30,15 @@ export async function runAudit(db: Db, accountId: string | null): Promise<AuditR
       continue;
     }
     const rows = (await check.query(accountId).execute(db)).rows.map(printable);
+    result.checks.push({ name: check.name, description: check.description, violations: rows.slice(0, 100) });
+    if (rows.length > 0) result.ok = false;
+  }
+  for (const check of CODE_CHECKS) {
+    if (!check.tables.every((table) => tables.has(table))) {
+      result.skipped.push(check.name);
+      continue;
+    }
+    const rows = (await check.run(db, accountId)).map(printable);
     result.checks.push({ name: check.name, description: check.description, violations: rows.slice(0, 100) });
     if (rows.length > 0) result.ok = false;
   }

@@ -39,8 +39,28 @@ export type PaymentTransaction = z.infer<typeof paymentSchema>;
 export type RefundTransaction = z.infer<typeof refundSchema>;
 export type Transactions = z.infer<typeof transactionsSchema>;
 
+/**
+ * The stored form is written only from an input this schema already accepted (never from a raw
+ * request body), so reads trust it instead of validating it again: on a page of 100 invoices the
+ * second validation was ~15% of the server's time. The audit checks every stored body
+ * (`storedInvoiceProblem`).
+ */
 export function parseStoredInvoice(row: InvoiceRow): StoredInvoice {
-  return storedInvoiceSchema.parse(JSON.parse(row.body));
+  return JSON.parse(row.body) as StoredInvoice;
+}
+
+/** What is wrong with a stored invoice body (undefined when nothing): for the audit. */
+export function storedInvoiceProblem(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return 'not JSON';
+  }
+  const result = storedInvoiceSchema.safeParse(parsed);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  return issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid';
 }
 
 export function parseTransactions(row: InvoiceRow): Transactions {
