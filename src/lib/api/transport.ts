@@ -96,6 +96,10 @@ function readWhole(response: IncomingMessage): Promise<string> {
       const text = Buffer.concat(chunks).toString('utf8');
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     });
+    // Belt and braces: a response closed before its end always settles (a no-op after 'end' or 'error').
+    response.on('close', () => {
+      if (!response.complete) reject(Object.assign(new Error('the connection closed before the whole answer arrived'), { code: 'ECONNRESET' }));
+    });
   });
 }
 
