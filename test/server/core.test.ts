@@ -8,6 +8,7 @@ import { Kysely, sql } from 'kysely';
 import { applyPragmas, closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { BetterSqliteDialect } from '../../src/server/db/driver.js';
 import type { Database } from '../../src/server/db/schema.js';
+import { migrate } from '../../src/server/db/migrate.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
@@ -366,6 +367,23 @@ describe('storage gates', () => {
       sqlite.close();
     } finally {
       await t.close();
+    }
+  });
+
+  it('migrates all or nothing: a failing migration leaves the database as it was', () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    try {
+      // A table that a later migration (invoicing) creates: that migration fails.
+      sqlite.exec('CREATE TABLE invoices (id TEXT)');
+      expect(() => migrate(sqlite, '2026-01-01T00:00:00Z')).toThrow(/invoices already exists/);
+      const tables = () => (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+      expect(tables()).toEqual(['invoices']);
+      sqlite.exec('DROP TABLE invoices');
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(tables()).toEqual(expect.arrayContaining(['accounts', 'invoices', 'schema_migrations']));
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([]);
+    } finally {
+      sqlite.close();
     }
   });
 
