@@ -1,5 +1,5 @@
 // Bundles the compiled server (dist/server) for `payctl serve` into one CommonJS file,
-// dist/server-bundle.cjs, and makes its V8 code cache (dist/server-bundle.cjs.<V8 tag>.v8cache).
+// dist/server-bundle.cjs, and makes its V8 code cache (dist/server-bundle.cjs.<hash>.<V8 tag>.v8cache).
 // Loading ~600 small ESM/CJS files (Kysely alone is hundreds) costs about three times as long as
 // one file, and start-up is measured.
 // - CommonJS, so that src/lib/code-cache.ts can evaluate it through vm.Script with V8's code cache
@@ -61,8 +61,8 @@ for (const name of existsSync(CHUNKS) ? readdirSync(CHUNKS) : []) {
 writeFileSync(RECORD, JSON.stringify(written));
 for (const stale of ['dist/server-bundle.js', 'dist/server-bundle.js.map']) rmSync(stale, { force: true });
 
-// Caches of the previous bundle are useless (V8 checks the source), and so is a write cut short.
-for (const name of readdirSync('dist')) if (/^server-bundle\.cjs\.(?:[0-9a-f]+\.)?v8cache(?:\.\d+\.tmp)?$/.test(name)) rmSync(join('dist', name));
+// Caches of earlier bundles (named by their source's hash, never used again) and writes cut short.
+for (const name of readdirSync('dist')) if (/^server-bundle\.cjs\.[0-9a-f.]+\.v8cache(?:\.\d+\.[0-9a-f]+\.tmp)?$/.test(name)) rmSync(join('dist', name));
 // Made in a separate process started with no flags, as `payctl serve` runs: V8 refuses a cache made
 // under other V8 flags (a run with other flags makes its own the first time, see src/lib/code-cache.ts).
 execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });

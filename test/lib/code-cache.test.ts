@@ -75,14 +75,23 @@ describe('requireWithCodeCache', () => {
     expect(loadInChild(file)).toEqual({ cache: 'used', answer: 42, sibling: 'from the sibling' });
   });
 
-  it('falls back to compiling when the cache is damaged or belongs to another source', () => {
+  it('falls back to compiling when the cache is damaged', () => {
     const file = writeModule();
     writeFileSync(codeCacheFile(file), Buffer.from('not a code cache at all, only some bytes'));
     expect(loadInChild(file, true)).toEqual({ cache: 'rejected', answer: 42, sibling: 'from the sibling', saved: true });
     expect(loadInChild(file).cache).toBe('used');
-    // Another source (of another length) against the old cache: V8 checks the source.
-    writeFileSync(file, readFileSync(file, 'utf8').replace('exports.answer = 42;', 'exports.answer = 4242;'));
-    expect(loadInChild(file)).toEqual({ cache: 'rejected', answer: 4242, sibling: 'from the sibling' });
+  });
+
+  it('never runs a cache made for other source text, even of the same length', () => {
+    // V8 checks a cache only against the source's length: the file name carries the source's hash.
+    const file = writeModule();
+    expect(loadInChild(file, true).saved).toBe(true);
+    const before = readFileSync(file, 'utf8');
+    const after = before.replace('exports.answer = 42;', 'exports.answer = 43;');
+    expect(after.length).toBe(before.length);
+    writeFileSync(file, after);
+    expect(loadInChild(file, true)).toEqual({ cache: 'missing', answer: 43, sibling: 'from the sibling', saved: true });
+    expect(loadInChild(file)).toEqual({ cache: 'used', answer: 43, sibling: 'from the sibling' });
   });
 
   it('reports a cache it cannot write instead of throwing', () => {

@@ -461,6 +461,9 @@ describe('storage gates', () => {
     const t = await startTestServer({ clientId: 'ci-client', clientSecret: 'ci-secret', adminKey: 'ci-admin' });
     try {
       expect(t.server.defaultCredentials.client_id).toBe('ci-client');
+      // A chosen (here weak) secret on a fresh database is stored with scrypt, never as a SHA-256.
+      const stored = await t.server.db.selectFrom('apps').select('secret_hash').where('client_id', '=', 'ci-client').executeTakeFirstOrThrow();
+      expect(stored.secret_hash).toMatch(/^scrypt\$/);
       expect(t.adminKey).toBe('ci-admin');
       const token = await t.tokenFor('ci-client', 'ci-secret');
       expect((await t.request('GET', '/_payctl/whoami', { token })).body.client_id).toBe('ci-client');

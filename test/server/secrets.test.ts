@@ -78,11 +78,14 @@ describe('generated secrets', () => {
     expect(scrypt).not.toHaveBeenCalled();
   });
 
-  it('keeps the two schemes apart: a scrypt hash never matches by SHA-256 and the reverse', async () => {
+  it('keeps the two schemes apart: a chosen secret is always scrypt, and each scheme proves only its own secret', async () => {
     const secret = newClientSecret();
     const slow = await hashSecret(secret);
-    expect(slow.startsWith('scrypt$')).toBe(true);
-    expect(await verifySecret(secret, hashGeneratedSecret(`${secret}-other`))).toBe(false);
-    expect(await verifySecret(`${secret}-other`, slow)).toBe(false);
+    expect(slow).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(await verifySecret(secret, slow)).toBe(true);
+    expect(await verifySecret(secret, hashGeneratedSecret(secret))).toBe(true);
+    // A SHA-256 value planted where a scrypt hash belongs is not a valid scrypt hash, and the reverse.
+    expect(await verifySecret(secret, `scrypt$${hashGeneratedSecret(secret).slice('sha256$'.length)}`)).toBe(false);
+    expect(await verifySecret(secret, `sha256$${slow.split('$')[5]}`)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import { NetworkError, TimeoutError } from './errors.js';
+import { NetworkError, TimeoutError, UsageError } from './errors.js';
 
 export interface Exchange {
   method: string;
@@ -33,7 +33,7 @@ let httpsRequest: typeof httpRequest | undefined;
 
 async function transportFor(url: URL): Promise<{ send: typeof httpRequest; agent: HttpAgent | HttpsAgent }> {
   if (url.protocol === 'http:') return { send: httpRequest, agent: httpAgent };
-  if (url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol} (use http: or https:)`);
+  if (url.protocol !== 'https:') throw new UsageError(`unsupported protocol ${url.protocol} in ${url.origin === 'null' ? url.protocol : url.origin} (use http: or https:)`);
   httpsAgent ??= import('node:https').then((https) => {
     httpsRequest = https.request;
     return new https.Agent({ keepAlive: true, maxSockets: 4 });
@@ -53,6 +53,8 @@ export async function sendOnce(exchange: Exchange, options: { timeoutMs: number;
   try {
     return await exchangeOnce(exchange, controller.signal);
   } catch (error) {
+    // A URL that cannot work is the caller's mistake: said once, not retried as a network failure.
+    if (error instanceof UsageError) throw error;
     if (controller.signal.aborted) {
       throw new TimeoutError(`${exchange.method} ${pathOf(exchange.url)} got no answer within ${options.timeoutMs} ms`, id);
     }
@@ -64,7 +66,12 @@ export async function sendOnce(exchange: Exchange, options: { timeoutMs: number;
 }
 
 async function exchangeOnce(exchange: Exchange, signal: AbortSignal): Promise<RawResponse> {
-  const url = new URL(exchange.url);
+  let url: URL;
+  try {
+    url = new URL(exchange.url);
+  } catch {
+    throw new UsageError(`not a URL: ${exchange.url.replace(/\/\/[^/@]*@/, '//')}`);
+  }
   const { send, agent } = await transportFor(url);
   const body = exchange.body === undefined ? undefined : typeof exchange.body === 'string' ? Buffer.from(exchange.body, 'utf8') : exchange.body;
   const headers: Record<string, string> = {};

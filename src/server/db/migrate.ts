@@ -39,5 +39,7 @@ export function migrate(sqlite: BetterSqlite3.Database, now: string): number[] {
     }
     return ran;
   });
-  return upgrade();
+  // IMMEDIATE: the write lock first, so that a second process starting on the same fresh file waits
+  // (busy_timeout) and then finds everything applied, instead of failing between its read and write.
+  return upgrade.immediate();
 }

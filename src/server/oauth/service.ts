@@ -108,7 +108,9 @@ export async function issueToken(
   clientSecret: string,
 ): Promise<TokenResponse | undefined> {
   const app = await store.findAppByClientId(deps.db, clientId);
-  // Hash even for unknown ids so that a wrong id costs as much as a wrong secret.
+  // Hash even for unknown ids so that a wrong id costs as much as a wrong chosen (scrypt) secret. A
+  // wrong secret for an app whose secret payctl generated is answered in microseconds (SHA-256), so
+  // timing can tell that such a client id exists: client ids are not secrets, the 480-bit secret is.
   const stored = app?.secret_hash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
   const valid = await verifySecret(clientSecret, stored);
   if (!app || !valid) return undefined;
@@ -150,7 +152,9 @@ interface CachedToken {
 
 /**
  * Known tokens per server (token -> owner and expiry), so a request's auth costs no query and no
- * hash (the SHA-256 was ~3% of a GET's CPU): only valid tokens, which this process holds anyway.
+ * hash (the SHA-256 was ~3% of a GET's CPU). The trade-off: this process's memory holds up to
+ * 10,000 live bearer tokens in the clear (the database holds only their hashes); tokens already
+ * expired when looked up are not kept.
  */
 const tokenCaches = new WeakMap<ServerDeps, Map<string, CachedToken>>();
 /** The token generation (store.tokenGeneration) each cache was filled under. */
@@ -168,6 +172,7 @@ export async function findTokenOwner(deps: ServerDeps, accessToken: string): Pro
     const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
     if (!row) return undefined;
     entry = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAtMs: Date.parse(row.expires_at) };
+    if (!(entry.expiresAtMs > deps.clock.now(entry.owner.accountId).getTime())) return undefined;
     // Cache only if no credential change happened while the query ran.
     if (generation === store.tokenGeneration()) {
       if (cache.size === 0) cacheGeneration.set(cache, generation);

@@ -1,12 +1,15 @@
 // sendOnce (node:http) against scripted servers on 127.0.0.1: bodies, lengths, cut-off answers,
 // stalls, repeated headers, connection reuse, and a process that exits with its socket still open.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NetworkError, TimeoutError } from '../../../src/lib/api/errors.js';
+import { NetworkError, TimeoutError, UsageError, exitCodeFor } from '../../../src/lib/api/errors.js';
 import { sendOnce } from '../../../src/lib/api/transport.js';
 
 interface Seen {
@@ -114,10 +117,13 @@ describe('sendOnce over node:http', () => {
     expect((error as NetworkError).message).toContain('ECONNREFUSED');
   });
 
-  it('refuses a scheme other than http and https', async () => {
-    const error = await sendOnce({ method: 'GET', url: 'ftp://127.0.0.1/x', headers: {} }, { timeoutMs: 1_000 }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).message).toContain('unsupported protocol ftp:');
+  it('refuses a scheme other than http and https, and a string that is not a URL, as usage errors', async () => {
+    const scheme = await sendOnce({ method: 'GET', url: 'ftp://127.0.0.1/x', headers: {} }, { timeoutMs: 1_000 }).catch((caught: unknown) => caught);
+    expect(scheme).toBeInstanceOf(UsageError);
+    expect((scheme as UsageError).message).toContain('unsupported protocol ftp:');
+    const garbage = await sendOnce({ method: 'GET', url: 'not a url', headers: {} }, { timeoutMs: 1_000 }).catch((caught: unknown) => caught);
+    expect(garbage).toBeInstanceOf(UsageError);
+    expect(exitCodeFor(garbage)).toBe(2);
   });
 
   it('lets the process exit while the server still holds the kept-alive connection open', async () => {
@@ -144,5 +150,52 @@ process.stdout.write(answer.text);`;
     });
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'ok', stderr: '' });
     expect(connections()).toBe(1);
+  }, 40_000);
+});
+
+const hasOpenssl = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!hasOpenssl)('sendOnce over node:https', () => {
+  it('verifies the certificate: refused when self-signed, answered when its CA is trusted (NODE_EXTRA_CA_CERTS)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-tls-'));
+    try {
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+      const secure = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_request, response) => response.end('secure ok'));
+      await new Promise<void>((done) => secure.listen(0, '127.0.0.1', done));
+      try {
+        const url = `https://127.0.0.1:${(secure.address() as AddressInfo).port}/x`;
+        const refused = await sendOnce({ method: 'GET', url, headers: {} }, { timeoutMs: 5_000 }).catch((caught: unknown) => caught);
+        expect(refused).toBeInstanceOf(NetworkError);
+        expect((refused as NetworkError).message).toMatch(/self[- ]signed/i);
+
+        const transport = resolve(__dirname, '../../../src/lib/api/transport.ts');
+        const script = `import { sendOnce } from ${JSON.stringify(transport)};
+const answer = await sendOnce({ method: 'GET', url: ${JSON.stringify(url)}, headers: {} }, { timeoutMs: 5000 });
+process.stdout.write(answer.text);`;
+        const out = await new Promise<string>((done, fail) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+            env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let text = '';
+          child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          child.once('exit', (code) => (code === 0 ? done(text) : fail(new Error(`exit ${code}`))));
+        });
+        expect(out).toBe('secure ok');
+      } finally {
+        secure.closeAllConnections();
+        await new Promise<void>((done) => secure.close(() => done()));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 40_000);
 });
