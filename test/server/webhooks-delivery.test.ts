@@ -209,6 +209,9 @@ describe('isolation and order', () => {
     await subscribe(t, `http://127.0.0.1:${port}/`, ['PAYMENT.CAPTURE.COMPLETED']);
     await subscribe(t, healthy.url, ['PAYMENT.CAPTURE.REFUNDED']);
     for (let i = 0; i < 3 * MAX_IN_FLIGHT; i += 1) await capture(`HANG${String(i).padStart(13, '0')}`);
+    // The hanging receiver holds attempts before the healthy one's event exists (on a loaded machine
+    // its first request can arrive later than the healthy delivery would otherwise take).
+    await hanging.waitFor(1, 5_000);
     const started = Date.now();
     const refund = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.REFUNDED', resourceType: 'refund', resourceId: 'REFUNDHEALTHY0001' });
     await healthy.waitFor(1, 3_000);
