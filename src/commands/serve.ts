@@ -51,7 +51,7 @@ On first start it creates a default merchant account and app, and writes a "loca
       return;
     }
     loaded.started();
-    const { credentials } = { credentials: server.defaultCredentials };
+    const credentials = server.defaultCredentials;
     if (flags['save-profile']) {
       const { writeLocalProfile } = await import('../lib/config.js');
       writeLocalProfile({ base_url: server.url, client_id: credentials.client_id, client_secret: credentials.client_secret });

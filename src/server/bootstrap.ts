@@ -64,17 +64,13 @@ async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remem
 }
 
 /** What the default app's secret turns out to be; a chosen secret's scrypt runs in the thread pool. */
-interface SecretCheck {
-  secret: string;
-  /** Whether the stored hash already matches `secret` under the stored client id. */
-  matchesStored: boolean;
-  /** The hash to store when it does not. */
-  hash?: string;
-  /** Said once the app is up: the secret had to be replaced. */
-  warning?: string;
-}
+type SecretCheck =
+  /** The stored hash already matches `secret` under the stored client id. */
+  | { secret: string; matchesStored: true }
+  /** `hash` is to be stored; `warning` is said once the app is up (the secret had to be replaced). */
+  | { secret: string; matchesStored: false; hash: string; warning?: string };
 
-async function freshSecret(given: string | undefined): Promise<SecretCheck> {
+async function freshSecret(given: string | undefined): Promise<SecretCheck & { matchesStored: false }> {
   if (given === undefined) {
     const secret = newClientSecret();
     return { secret, matchesStored: false, hash: hashGeneratedSecret(secret) };
@@ -123,13 +119,15 @@ export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptio
           isDefault: true,
           ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
           clientSecret: check.secret,
-          ...(check.hash !== undefined ? { secretHash: check.hash } : {}),
+          ...(check.matchesStored ? {} : { secretHash: check.hash }),
         }),
       );
     } else {
       const clientId = options.clientId ?? app.client_id;
-      if (check.warning) options.warn(check.warning);
-      if (!check.matchesStored) await store.updateAppCredentials(deps.db, app.id, clientId, check.hash ?? (await hashSecret(check.secret)));
+      if (!check.matchesStored) {
+        if (check.warning) options.warn(check.warning);
+        await store.updateAppCredentials(deps.db, app.id, clientId, check.hash);
+      }
       credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
     }
     const adminKey = await ensureAdminKey(deps, options.adminKey, remembered?.admin_key);

@@ -27,19 +27,20 @@ export interface RawResponse {
  * script against `payctl serve`, median of 9 each. No `Accept-Encoding` is sent, so answers come
  * uncompressed, as fetch would have handed them over.
  */
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 4 });
-let httpsAgent: Promise<HttpsAgent> | undefined;
-let httpsRequest: typeof httpRequest | undefined;
+interface Transport {
+  send: typeof httpRequest;
+  agent: HttpAgent | HttpsAgent;
+}
 
-async function transportFor(url: URL): Promise<{ send: typeof httpRequest; agent: HttpAgent | HttpsAgent }> {
-  if (url.protocol === 'http:') return { send: httpRequest, agent: httpAgent };
+const http: Transport = { send: httpRequest, agent: new HttpAgent({ keepAlive: true, maxSockets: 4 }) };
+/** node:https (and TLS) load with the first https: request. */
+let https: Promise<Transport> | undefined;
+
+function transportFor(url: URL): Transport | Promise<Transport> {
+  if (url.protocol === 'http:') return http;
   if (url.protocol !== 'https:') throw new UsageError(`unsupported protocol ${url.protocol} in ${url.origin === 'null' ? url.protocol : url.origin} (use http: or https:)`);
-  httpsAgent ??= import('node:https').then((https) => {
-    httpsRequest = https.request;
-    return new https.Agent({ keepAlive: true, maxSockets: 4 });
-  });
-  const agent = await httpsAgent;
-  return { send: httpsRequest!, agent };
+  https ??= import('node:https').then((module) => ({ send: module.request, agent: new module.Agent({ keepAlive: true, maxSockets: 4 }) }));
+  return https;
 }
 
 /**

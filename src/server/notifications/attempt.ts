@@ -13,8 +13,8 @@ import type * as store from './store.js';
  */
 let undiciModule: Promise<typeof import('undici')> | undefined;
 export function loadUndici(): Promise<typeof import('undici')> {
-  // Bundled as a split chunk, the CommonJS package's exports arrive as `default` only; loaded
-  // from node_modules, Node also lists them by name. Either way `default` holds them all.
+  // Required from the bundle's undici file through esbuild's interop, or imported from node_modules
+  // by Node: either way `default` holds the CommonJS package's exports.
   undiciModule ??= import('undici').then(
     (loaded) => (loaded as { default?: typeof import('undici') }).default ?? loaded,
   ).catch((error: unknown) => {
@@ -44,14 +44,18 @@ export interface Finished {
 }
 
 function describeError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown } | null | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return (typeof code === 'string' ? `${code}: ${message}` : message).slice(0, 500);
 }
 
-/** One POST. The signature headers go out under their public names and with a SERVICE- prefix. */
+/**
+ * One POST, through the connection pool `agent` gives (a failure to load undici or make the pool is
+ * a failed attempt, like a refused connection). The signature headers go out under their public
+ * names and with a SERVICE- prefix.
+ */
 export async function postDelivery(
-  agent: HttpDispatcher,
+  agent: () => Promise<HttpDispatcher>,
   url: string,
   body: string,
   signature: Record<string, string>,
@@ -61,12 +65,12 @@ export async function postDelivery(
   for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
   const started = performance.now();
   try {
-    const { request } = await loadUndici();
+    const [{ request }, dispatcher] = await Promise.all([loadUndici(), agent()]);
     const response = await request(url, {
       method: 'POST',
       headers,
       body,
-      dispatcher: agent,
+      dispatcher,
       headersTimeout: ATTEMPT_TIMEOUT_MS,
       bodyTimeout: ATTEMPT_TIMEOUT_MS,
       signal,

@@ -310,16 +310,9 @@ export class Dispatcher {
       'PAYPAL-CERT-URL': certUrl(delivery.cert_base_url, key),
       'PAYPAL-AUTH-ALGO': AUTH_ALGO,
     };
-    const loaded = await this.agent().then(
-      (agent) => ({ agent }),
-      (error: unknown) => ({ problem: error instanceof Error ? error.message : String(error) }),
-    );
-    if (!('agent' in loaded) && this.#stopped) return undefined;
-    const result =
-      'agent' in loaded
-        ? await postDelivery(loaded.agent, url, body, signature, signal)
-        : { statusCode: null, error: `the HTTP client could not be loaded: ${loaded.problem}`.slice(0, 500), durationMs: 0 };
-    if (this.#stopped && signal.aborted) return undefined;
+    const result = await postDelivery(() => this.agent(), url, body, signature, signal);
+    // Cut short by the stop (aborted, or refused a pool after it): the attempt is made again after a restart.
+    if (this.#stopped && (signal.aborted || result.statusCode === null)) return undefined;
     return attemptRecord(delivery, { startedAt, url, transmissionId: transmission.transmissionId, result, updatedAt: now() });
   }
 

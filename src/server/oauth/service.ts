@@ -166,21 +166,20 @@ export async function findTokenOwner(deps: ServerDeps, accessToken: string): Pro
   let cache = tokenCaches.get(deps);
   if (!cache) tokenCaches.set(deps, (cache = new Map()));
   if (cache.size > 0 && store.tokenGeneration() !== cacheGeneration.get(cache)) cache.clear();
-  let entry = cache.get(accessToken);
-  if (!entry) {
-    const generation = store.tokenGeneration();
-    const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
-    if (!row) return undefined;
-    entry = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAtMs: Date.parse(row.expires_at) };
-    if (!(entry.expiresAtMs > deps.clock.now(entry.owner.accountId).getTime())) return undefined;
-    // Cache only if no credential change happened while the query ran.
-    if (generation === store.tokenGeneration()) {
-      if (cache.size === 0) cacheGeneration.set(cache, generation);
-      if (cache.size >= TOKEN_CACHE_SIZE) cache.clear();
-      cache.set(accessToken, entry);
-    }
-  }
   // Expiry is judged on every use: account clocks move.
-  if (!(entry.expiresAtMs > deps.clock.now(entry.owner.accountId).getTime())) return undefined;
+  const live = (token: CachedToken) => token.expiresAtMs > deps.clock.now(token.owner.accountId).getTime();
+  const cached = cache.get(accessToken);
+  if (cached) return live(cached) ? cached.owner : undefined;
+  const generation = store.tokenGeneration();
+  const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
+  if (!row) return undefined;
+  const entry: CachedToken = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAtMs: Date.parse(row.expires_at) };
+  if (!live(entry)) return undefined;
+  // Cache only if no credential change happened while the query ran.
+  if (generation === store.tokenGeneration()) {
+    if (cache.size === 0) cacheGeneration.set(cache, generation);
+    if (cache.size >= TOKEN_CACHE_SIZE) cache.clear();
+    cache.set(accessToken, entry);
+  }
   return entry.owner;
 }
