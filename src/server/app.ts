@@ -46,12 +46,17 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
           // Node checks the two timeouts above only this often (30 s by default).
           connectionsCheckingInterval: Math.min(1_000, deps.config.headersTimeoutMs),
         },
-        (request: IncomingMessage, response: ServerResponse) => handler(request, response),
+        (request: IncomingMessage, response: ServerResponse) => {
+          // No answer of this API may be stored by a cache. Set on the raw response, so every answer
+          // (errors and 404s too) carries it without an onSend hook run per request.
+          response.setHeader('cache-control', 'no-store');
+          handler(request, response);
+        },
       ),
   });
   const routes = new RouteIndex();
   const listed: RouteInfo[] = [];
-  const authenticate = createAuthenticator(
+  const authenticatorFor = createAuthenticator(
     deps,
     options.adminKey,
     createRateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst),
@@ -62,16 +67,12 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routes.add(route.url, methods);
+    const auth = route.config?.auth ?? 'bearer';
     for (const method of methods) {
-      if (method !== 'HEAD') listed.push({ method, url: route.url, auth: route.config?.auth ?? 'bearer' });
+      if (method !== 'HEAD') listed.push({ method, url: route.url, auth });
     }
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-    route.onRequest = [authenticate, ...existing];
-  });
-  // Callback style: an async hook would cost a promise on every response.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.header('cache-control', 'no-store');
-    done(null, payload);
+    route.onRequest = [authenticatorFor(auth), ...existing];
   });
   routeList.set(app, listed);
   installPlumbing(app, routes);

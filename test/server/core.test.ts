@@ -132,6 +132,18 @@ describe('error shape and validation', () => {
     expectErrorShape(result.body);
   });
 
+  it('marks every answer as not to be cached: success, refusal, unknown route, wrong method', async () => {
+    const answers = [
+      await t.request('GET', '/_payctl/clock'),
+      await t.request('GET', '/_payctl/clock', { token: null }),
+      await t.request('GET', '/_payctl/clock', { token: 'A21AAnot-a-token' }),
+      await t.request('GET', '/v2/nothing/here'),
+      await t.request('DELETE', '/_payctl/clock'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 401, 404, 405]);
+    for (const answer of answers) expect(answer.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('answers a wrong method with 405 and the allowed methods', async () => {
     const result = await t.request('DELETE', '/_payctl/clock');
     expect(result.status).toBe(405);

@@ -1,10 +1,10 @@
 // Who is calling: bearer tokens, the admin key, and platform apps acting for a merchant.
 
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { consentExists } from '../oauth/store.js';
-import { findTokenOwner } from '../oauth/service.js';
+import { NOT_CACHED, cachedTokenOwner, findTokenOwner, type TokenOwner } from '../oauth/service.js';
 import { ServiceError, serviceError } from './errors.js';
 import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -86,7 +86,18 @@ export function parseAuthAssertion(token: string): AssertionClaims {
   return { iss: claims.iss, payer_id: claims.payer_id };
 }
 
-async function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller: Caller): Promise<Caller> {
+async function consentedCaller(deps: ServerDeps, caller: Caller, payerId: string): Promise<Caller> {
+  if (!(await consentExists(deps.db, caller.clientId, payerId))) {
+    throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
+      field: 'Service-Auth-Assertion',
+      location: 'header',
+    });
+  }
+  return { ...caller, accountId: payerId, viaAssertion: true };
+}
+
+/** The account the request acts for: the caller's own, or a merchant's through an assertion (a consent read). */
+function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller: Caller): Caller | Promise<Caller> {
   const assertion = boundedHeader(request, AUTH_ASSERTION_HEADERS, 10_000);
   if (assertion === undefined) return caller;
   const claims = parseAuthAssertion(assertion);
@@ -97,22 +108,29 @@ async function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, c
     });
   }
   if (claims.payer_id === caller.ownAccountId) return caller;
-  if (!(await consentExists(deps.db, caller.clientId, claims.payer_id))) {
-    throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
-      field: 'Service-Auth-Assertion',
-      location: 'header',
-    });
-  }
-  return { ...caller, accountId: claims.payer_id, viaAssertion: true };
+  return consentedCaller(deps, caller, claims.payer_id);
 }
 
+type Done = (error?: Error) => void;
+
+/**
+ * Makes the onRequest hook for each auth mode: it sets request.caller / request.isAdmin or refuses
+ * the request. The hook is callback-style and finishes synchronously when the token is in the cache
+ * and no assertion needs a consent read (almost every request): no promise is made for those.
+ */
 export function createAuthenticator(deps: ServerDeps, adminKey: () => string, limiter: RateLimiter) {
-  async function authenticateBearer(request: FastifyRequest): Promise<Caller> {
-    const owner = await findTokenOwner(deps, bearerOf(request));
+  function callerFor(request: FastifyRequest, owner: TokenOwner | undefined): Caller | Promise<Caller> {
     if (!owner) throw authFailure('The access token is invalid or has expired.');
     limiter.take(owner.appId);
     const caller: Caller = { ...owner, ownAccountId: owner.accountId, viaAssertion: false };
     return resolveActingAccount(deps, request, caller);
+  }
+
+  function authenticateBearer(request: FastifyRequest): Caller | Promise<Caller> {
+    const token = bearerOf(request);
+    const known = cachedTokenOwner(deps, token);
+    if (known === NOT_CACHED) return findTokenOwner(deps, token).then((owner) => callerFor(request, owner));
+    return callerFor(request, known);
   }
 
   function isAdminRequest(request: FastifyRequest): boolean {
@@ -121,17 +139,17 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
     return sameSecret(header.slice('Bearer '.length), adminKey());
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+  /** The bearer's caller (or a promise of it); undefined when the route needs none or the admin key was given. */
+  function identify(request: FastifyRequest, mode: AuthMode): Caller | Promise<Caller> | undefined {
     request.caller = null;
     request.isAdmin = false;
     // Header limits hold on every route, before anything else is looked at.
     boundedHeader(request, REQUEST_ID_HEADERS, 10_000);
-    const mode = request.routeOptions.config.auth ?? 'bearer';
-    if (mode === 'none') return;
+    if (mode === 'none') return undefined;
     if (mode === 'admin' || mode === 'bearer-or-admin') {
       if (isAdminRequest(request)) {
         request.isAdmin = true;
-        return;
+        return undefined;
       }
       if (mode === 'admin') {
         throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'This control-plane call needs the admin key as the bearer token.', {
@@ -140,7 +158,29 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
         });
       }
     }
-    request.caller = await authenticateBearer(request);
+    return authenticateBearer(request);
+  }
+
+  /** The hook for a route of this auth mode (decided when the route is registered, not per request). */
+  return function authenticatorFor(mode: AuthMode) {
+    return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
+      let outcome: Caller | Promise<Caller> | undefined;
+      try {
+        outcome = identify(request, mode);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (outcome instanceof Promise) {
+        outcome.then((caller) => {
+          request.caller = caller;
+          done();
+        }, done);
+        return;
+      }
+      if (outcome) request.caller = outcome;
+      done();
+    };
   };
 }
 

@@ -161,21 +161,40 @@ const tokenCaches = new WeakMap<ServerDeps, Map<string, CachedToken>>();
 const cacheGeneration = new WeakMap<Map<string, CachedToken>, number>();
 const TOKEN_CACHE_SIZE = 10_000;
 
-/** The owner of a valid, unexpired token, judged on the owning account's clock. */
-export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
+/** The cache holds nothing for this token: the database must be asked. */
+export const NOT_CACHED = Symbol('not cached');
+
+const tokenIsLive = (deps: ServerDeps, token: CachedToken): boolean => token.expiresAtMs > deps.clock.now(token.owner.accountId).getTime();
+
+function tokenCacheOf(deps: ServerDeps): Map<string, CachedToken> {
   let cache = tokenCaches.get(deps);
   if (!cache) tokenCaches.set(deps, (cache = new Map()));
   if (cache.size > 0 && store.tokenGeneration() !== cacheGeneration.get(cache)) cache.clear();
+  return cache;
+}
+
+/**
+ * The owner of a token the cache knows (undefined once it has expired), without a query or a
+ * promise: the common case of every authenticated request.
+ */
+export function cachedTokenOwner(deps: ServerDeps, accessToken: string): TokenOwner | undefined | typeof NOT_CACHED {
+  const cached = tokenCacheOf(deps).get(accessToken);
+  if (!cached) return NOT_CACHED;
   // Expiry is judged on every use: account clocks move.
-  const live = (token: CachedToken) => token.expiresAtMs > deps.clock.now(token.owner.accountId).getTime();
-  const cached = cache.get(accessToken);
-  if (cached) return live(cached) ? cached.owner : undefined;
+  return tokenIsLive(deps, cached) ? cached.owner : undefined;
+}
+
+/** The owner of a valid, unexpired token, judged on the owning account's clock. */
+export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
+  const known = cachedTokenOwner(deps, accessToken);
+  if (known !== NOT_CACHED) return known;
   const generation = store.tokenGeneration();
   const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
   if (!row) return undefined;
   const entry: CachedToken = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAtMs: Date.parse(row.expires_at) };
-  if (!live(entry)) return undefined;
+  if (!tokenIsLive(deps, entry)) return undefined;
   // Cache only if no credential change happened while the query ran.
+  const cache = tokenCacheOf(deps);
   if (generation === store.tokenGeneration()) {
     if (cache.size === 0) cacheGeneration.set(cache, generation);
     if (cache.size >= TOKEN_CACHE_SIZE) cache.clear();

@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { inTransaction } from '../db/transaction.js';
-import { serviceContext } from '../http/idempotency.js';
+import { callerOf } from '../http/auth.js';
+import { requestBaseUrl } from '../http/links.js';
 import { listAccounts } from '../oauth/store.js';
 import { expireDueAuthorizations } from './authorizations.js';
 import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
@@ -40,8 +41,8 @@ async function sweepIfDue(deps: ServerDeps, accountId: string, baseUrl: string):
 
 /** Before a payments request: expiry must not depend on when the job last ran. */
 export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
-  const ctx = serviceContext(deps, request);
-  await sweepIfDue(deps, ctx.accountId, ctx.baseUrl);
+  const accountId = callerOf(request).accountId;
+  await sweepIfDue(deps, accountId, requestBaseUrl(request));
 }
 
 export function registerExpiryJob(deps: ServerDeps): void {
