@@ -1,6 +1,7 @@
 // The server core over real HTTP: tokens, errors, validation, assertions, rate limits, storage gates.
 
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,19 @@ describe('error shape and validation', () => {
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 401, 401, 404, 405]);
     for (const answer of answers) expect(answer.headers.get('cache-control')).toBe('no-store');
+    // Refused by Node's HTTP parser before Fastify (headers over the limit): answered on the socket.
+    const { port } = new URL(t.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`GET /_payctl/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+    expect(raw).toMatch(/\r\nCache-Control: no-store\r\n/);
   });
 
   it('answers a wrong method with 405 and the allowed methods', async () => {

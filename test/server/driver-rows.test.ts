@@ -54,18 +54,43 @@ describe('rows read through the driver', () => {
     expect(row).toEqual(direct(text)[0]);
   });
 
-  it('follow a schema change under a cached `SELECT *`', async () => {
+  it('follow a schema change under a cached `SELECT *`: a new column, a rename, a drop and an add', async () => {
     const text = "SELECT * FROM wide WHERE id = 'b'";
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     expect(Object.keys((await viaDriver(text))[0] ?? {})).toHaveLength(7);
+    // Made on the raw handle in the same turn: the column count tells.
     opened.sqlite.exec("ALTER TABLE wide ADD COLUMN added TEXT DEFAULT 'late'");
+    expect(await viaDriver(text)).toEqual(direct(text));
+    expect((await viaDriver(text))[0]?.added).toBe('late');
+    // Same number of columns: only the schema cookie tells (checked on the next turn, or at once
+    // after DDL through the driver).
+    opened.sqlite.exec('ALTER TABLE wide RENAME COLUMN note TO remark');
+    await nextTurn();
+    expect(await viaDriver(text)).toEqual(direct(text));
+    expect((await viaDriver(text))[0]?.remark).toBe('ünïcødé €');
+    await sql`ALTER TABLE wide RENAME COLUMN remark TO comment`.execute(opened.db);
+    expect((await viaDriver(text))[0]?.comment).toBe('ünïcødé €');
+    opened.sqlite.exec("ALTER TABLE wide DROP COLUMN maybe; ALTER TABLE wide ADD COLUMN other TEXT DEFAULT 'o'");
+    await nextTurn();
     const [row] = await viaDriver(text);
-    expect(row?.added).toBe('late');
-    expect([row]).toEqual(direct(text));
+    expect(row).toEqual(direct(text)[0]);
+    expect(row).not.toHaveProperty('maybe');
+    expect(row?.other).toBe('o');
+  });
+
+  it('leave out a column named __proto__ that a schema change brings under a cached `SELECT *`', async () => {
+    opened.sqlite.exec("CREATE TABLE narrow (id TEXT); INSERT INTO narrow VALUES ('n')");
+    const text = 'SELECT * FROM narrow';
+    expect(await viaDriver(text)).toEqual([{ id: 'n' }]);
+    opened.sqlite.exec("ALTER TABLE narrow ADD COLUMN __proto__ BLOB DEFAULT x'00'");
+    const [row] = await viaDriver(text);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyNames(row)).toEqual(['id']);
   });
 
   it('come back from RETURNING and from a streamed query the same way', async () => {
-    const returned = (await sql<Record<string, unknown>>`INSERT INTO wide (id, n) VALUES ('c', 3) RETURNING id, n, maybe`.execute(opened.db)).rows;
-    expect(returned).toEqual([{ id: 'c', n: 3n, maybe: null }]);
+    const returned = (await sql<Record<string, unknown>>`INSERT INTO wide (id, n) VALUES ('c', 3) RETURNING id, n, other`.execute(opened.db)).rows;
+    expect(returned).toEqual([{ id: 'c', n: 3n, other: 'o' }]);
     const streamed: unknown[] = [];
     const db = opened.db.withTables<{ wide: { id: string; n: bigint | null } }>();
     for await (const row of db.selectFrom('wide').select(['id', 'n']).orderBy('id').stream()) {

@@ -113,6 +113,9 @@ function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller:
 
 type Done = (error?: Error) => void;
 
+/** done(undefined) would let the request through: whatever was thrown, the hook refuses. */
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(`authentication failed: ${String(error)}`));
+
 /**
  * Makes the onRequest hook for each auth mode: it sets request.caller / request.isAdmin or refuses
  * the request. The hook is callback-style and finishes synchronously when the token is in the cache
@@ -168,14 +171,17 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
       try {
         outcome = identify(request, mode);
       } catch (error) {
-        done(error as Error);
+        done(asError(error));
         return;
       }
       if (outcome instanceof Promise) {
-        outcome.then((caller) => {
-          request.caller = caller;
-          done();
-        }, done);
+        outcome.then(
+          (caller) => {
+            request.caller = caller;
+            done();
+          },
+          (error: unknown) => done(asError(error)),
+        );
         return;
       }
       if (outcome) request.caller = outcome;
