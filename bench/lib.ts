@@ -161,8 +161,15 @@ export async function medianRunMs(command: string, args: string[], runs: number,
     });
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+  return median(times);
+}
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 export async function api<T = any>(

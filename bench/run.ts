@@ -9,7 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { rawCaptureTransactionsPerSecond } from './baseline-sqlite.js';
-import { BIN, ROOT, api, load, medianRunMs, rssMb, startServe, tempDir, type Served } from './lib.js';
+import { BIN, ROOT, api, load, median, medianRunMs, rssMb, startServe, tempDir, type Served } from './lib.js';
 import { benchInvoices, benchPayouts, benchWebhooks } from './workloads.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -44,12 +44,6 @@ async function bareHttpServer(): Promise<{ baseUrl: string; firstAnswerMs: numbe
   await fetch(baseUrl);
   return { baseUrl, firstAnswerMs: performance.now() - started, stop: () => child.kill('SIGTERM') };
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /**
  * Launch to first answer, bare node:http and `payctl serve` (fresh database each) taken in turns,

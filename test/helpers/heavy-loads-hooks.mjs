@@ -2,10 +2,12 @@
 // the packages themselves, and the unbundled server entry of payctl (the bundle is CommonJS, seen by
 // report-heavy-loads.mjs). It also reports the command file that oclif imports ("command auth/token"),
 // which the CLI bundle does not hide.
-const HEAVY = new Set(['fastify', 'better-sqlite3', 'kysely', 'undici', 'conf']);
 let port;
+/** The heavy packages, as report-heavy-loads.mjs lists them (passed in, so there is one list). */
+let HEAVY = new Set();
 export function initialize(data) {
   port = data.port;
+  HEAVY = new Set(data.heavy);
 }
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);

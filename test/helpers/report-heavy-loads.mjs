@@ -12,7 +12,7 @@ const report = (name) => process.stderr.write(`HEAVY-MODULE-LOADED ${name}\n`);
 const { port1, port2 } = new MessageChannel();
 port1.on('message', report);
 port1.unref();
-register('./heavy-loads-hooks.mjs', { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] });
+register('./heavy-loads-hooks.mjs', { parentURL: import.meta.url, data: { port: port2, heavy: [...HEAVY] }, transferList: [port2] });
 
 const load = Module._load;
 Module._load = function (request, ...rest) {

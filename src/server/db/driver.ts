@@ -66,21 +66,28 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   };
 }
 
-interface CachedStatement {
-  statement: BetterSqlite3.Statement;
-  /** For statements that return rows (run in raw mode): the builder for their columns. */
-  build?: RowBuilder;
-  width?: number;
+/** How a statement's rows are built: from value arrays of `width` columns. */
+interface RowShape {
+  width: number;
+  build: RowBuilder;
 }
 
-/** The builder for these values: rebuilt if their count says the columns changed since it was made. */
+interface CachedStatement {
+  statement: BetterSqlite3.Statement;
+  /** For statements that return rows (run in raw mode). */
+  shape?: RowShape;
+}
+
+const shapeOf = (statement: BetterSqlite3.Statement): RowShape => {
+  const names = statement.columns().map((column) => column.name);
+  return { width: names.length, build: rowBuilder(names) };
+};
+
+/** The builder for these values: remade if their count says the columns changed since it was made. */
 function builderFor(cached: CachedStatement, values: unknown[]): RowBuilder {
-  if (values.length !== cached.width) {
-    // Re-prepared by SQLite after a schema change made since this turn's schema check.
-    cached.build = rowBuilder(cached.statement.columns().map((column) => column.name));
-    cached.width = values.length;
-  }
-  return cached.build as RowBuilder;
+  // Another count: re-prepared by SQLite after a schema change made since this turn's schema check.
+  if (values.length !== cached.shape?.width) cached.shape = shapeOf(cached.statement);
+  return cached.shape.build;
 }
 
 class CachedConnection implements DatabaseConnection {
@@ -121,9 +128,7 @@ class CachedConnection implements DatabaseConnection {
       const statement = this.sqlite.prepare(sqlText);
       cached = { statement };
       if (statement.reader) {
-        const names = statement.columns().map((column) => column.name);
-        cached.build = rowBuilder(names);
-        cached.width = names.length;
+        cached.shape = shapeOf(statement);
         statement.raw(true);
       }
       if (this.statements.size >= STATEMENT_CACHE_SIZE) {
@@ -139,7 +144,7 @@ class CachedConnection implements DatabaseConnection {
     const cached = this.prepare(compiledQuery.sql);
     const { statement } = cached;
     const parameters = compiledQuery.parameters as unknown[];
-    if (cached.build) {
+    if (cached.shape) {
       const values = statement.all(parameters) as unknown[][];
       const rows = new Array<R>(values.length);
       if (values.length > 0) {
@@ -157,7 +162,7 @@ class CachedConnection implements DatabaseConnection {
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     const cached = this.prepare(compiledQuery.sql);
-    if (!cached.build) throw new Error('streamQuery: the statement returns no rows');
+    if (!cached.shape) throw new Error('streamQuery: the statement returns no rows');
     for (const values of cached.statement.iterate(compiledQuery.parameters as unknown[])) {
       yield { rows: [builderFor(cached, values as unknown[])(values as unknown[]) as R] };
     }
