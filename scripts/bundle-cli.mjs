@@ -1,5 +1,6 @@
 // Bundles the CLI into dist/bundle: main.js (oclif's runtime and the root help, what bin/run.js
-// loads) and one entry per command under commands/, sharing chunks/. Loading @oclif/core and the
+// loads), serve-direct.js (`payctl serve` without oclif) and one entry per command under commands/,
+// sharing chunks/. Loading @oclif/core and the
 // commands' dependencies as hundreds of small files was a quarter of `payctl --version`; one entry
 // per command (rather than one file with every command, as oclif's explicit strategy would need)
 // keeps each command paying only for its own modules: `serve` loads no zod, conf or tables, and
@@ -20,7 +21,7 @@ function listFiles(dir) {
 
 // Entries follow src/commands, not dist/commands: tsc never deletes the output of a removed or
 // renamed command, which would otherwise come back as a bundled command.
-const entryPoints = { main: 'dist/cli-main.js' };
+const entryPoints = { main: 'dist/cli-main.js', 'serve-direct': 'dist/serve-direct.js' };
 for (const source of listFiles('src/commands').filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
   const name = relative('src', source).replace(/\.ts$/, '');
   entryPoints[name] = join('dist', `${name}.js`);

@@ -87,6 +87,12 @@ describe('bundled commands', () => {
     expect(loaded.filter((name) => ['zod', 'conf', 'ajv', 'cli-table3', 'dist/lib', 'dist/commands'].includes(name))).toEqual([]);
   });
 
+  it('serve-direct (a plain `payctl serve`, before oclif) loads no oclif and none of the commands\' modules', () => {
+    const loaded = [...staticallyLoaded('serve-direct')];
+    expect(loaded).toContain('dist/lib');
+    expect(loaded.filter((name) => ['@oclif/core', 'zod', 'conf', 'ajv', 'cli-table3', 'chalk', 'dist/commands'].includes(name))).toEqual([]);
+  });
+
   it('import() of a bundled module gets its named exports (esbuild gives a CommonJS chunk a default only)', () => {
     for (const [output, info] of Object.entries(meta.outputs)) {
       for (const target of info.imports.filter((i) => i.kind === 'dynamic-import' && !i.external)) {

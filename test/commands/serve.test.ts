@@ -1,7 +1,7 @@
 // `payctl serve --json` as a user runs it: a child process, then other payctl commands against it.
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -104,4 +104,45 @@ describe('payctl serve --json', () => {
     const wal = join(dir, 'payctl.db-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
   });
+});
+
+describe('payctl serve where the profile cannot be written', () => {
+  it('keeps serving, warns on stderr, and does not claim the profile in its banner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-noprofile-'));
+    // A regular file where the config directory should be: writing under it fails, even as root.
+    const configDir = join(dir, 'not-a-directory');
+    writeFileSync(configDir, '');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', ':memory:'], {
+      env: { ...baseEnv(dir), PAYCTL_CONFIG_DIR: configDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      const banner: string[] = [];
+      const lines = createInterface({ input: child.stdout! });
+      await new Promise<void>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`no banner in 20 s; stderr: ${stderr}`)), 20_000);
+        lines.on('line', (line) => {
+          banner.push(line);
+          if (line.startsWith('Press Ctrl-C')) {
+            clearTimeout(timer);
+            done();
+          }
+        });
+      });
+      expect(stderr).toMatch(/warning: the "local" profile was not written/);
+      expect(banner.join('\n')).not.toContain('profile');
+      const url = /listening on (\S+)/.exec(banner[0] ?? '')?.[1];
+      const health = await fetch(`${url}/_payctl/health`);
+      expect(health.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await waitForExit(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -1,0 +1,84 @@
+// `payctl serve`: start the embedded server, print where it listens, run until SIGINT or SIGTERM.
+// Called by the oclif command and, for a plain command line, by bin/run.js without oclif
+// (src/serve-direct.ts); both pass flags read against the one table in serve-flags.ts.
+
+import { defaultDatabasePath } from './paths.js';
+import { loadServer } from './server-loader.js';
+import type { ServeFlags } from './serve-flags.js';
+
+/** Runs the server until a signal stops it; the process's exit code (1: it could not start). */
+export async function runServe(flags: ServeFlags, root: string): Promise<number> {
+  // Heavy modules (Fastify, better-sqlite3) load only here, never for other commands.
+  const loaded = await loadServer(root);
+  const { startServer } = loaded.server;
+  const dbPath = flags.db ?? defaultDatabasePath();
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      dbPath,
+      host: flags.host,
+      port: flags.port,
+      logLevel: flags['log-level'],
+      ...(flags['client-id'] !== undefined ? { clientId: flags['client-id'] } : {}),
+      ...(flags['client-secret'] !== undefined ? { clientSecret: flags['client-secret'] } : {}),
+      ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`payctl serve: could not start: ${message}\n`);
+    return 1;
+  }
+  loaded.started();
+  const credentials = server.defaultCredentials;
+  let profileSaved = false;
+  if (flags['save-profile']) {
+    // The server is up by now: a profile that cannot be written (a read-only home) is a warning.
+    try {
+      const { writeLocalProfile } = await import('./config.js');
+      writeLocalProfile({ base_url: server.url, client_id: credentials.client_id, client_secret: credentials.client_secret });
+      profileSaved = true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`payctl serve: warning: the "local" profile was not written (${message}); log in with payctl auth login or set PAYCTL_BASE_URL\n`);
+    }
+  }
+  const summary = {
+    base_url: server.url,
+    client_id: credentials.client_id,
+    client_secret: credentials.client_secret,
+    payer_id: credentials.payer_id,
+    admin_key: server.adminKey,
+    db: dbPath,
+  };
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    process.stdout.write(
+      [
+        `payctl serve listening on ${summary.base_url}`,
+        `  merchant       ${summary.payer_id}`,
+        `  client id      ${summary.client_id}`,
+        `  client secret  ${summary.client_secret}`,
+        `  admin key      ${summary.admin_key}`,
+        `  database       ${summary.db}`,
+        profileSaved ? '  profile        "local" written; other payctl commands use it' : '',
+        'Press Ctrl-C to stop.',
+        '',
+      ]
+        .filter((line) => line !== '')
+        .join('\n') + '\n',
+    );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.stderr.write(`payctl serve: ${signal} received, finishing in-flight requests\n`);
+      server.close().then(resolve, (error: unknown) => {
+        process.stderr.write(`payctl serve: error while stopping: ${String(error)}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
