@@ -56,6 +56,17 @@ function describe(issue: z.core.$ZodIssue, code: string): string {
   }
 }
 
+/**
+ * A value made on first use, then kept. The schema modules build their schemas inside one and
+ * export z.lazy handles to them: zod builds a schema's whole tree where it is declared, and the
+ * server's ~400 schemas, built while the bundle loaded, were ~25 ms of `payctl serve`'s start. Now a
+ * module's schemas are built by the first request that parses one of them.
+ */
+export function onFirstUse<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 /** JSON pointer (RFC 6901) of a path. */
 export function jsonPointer(path: readonly PropertyKey[]): string {
   return `/${path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;

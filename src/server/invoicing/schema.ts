@@ -1,7 +1,7 @@
 // Request schemas of the invoicing API: templates, invoices, actions, list and search queries.
 
 import { z } from 'zod';
-import { queryBoolean, queryInteger } from '../http/validation.js';
+import { onFirstUse, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS, parseScaledDecimal } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
@@ -19,22 +19,6 @@ export function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-export const dateSchema = z
-  .string()
-  .regex(DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
-  .refine(isCalendarDate, { message: 'The date does not exist on the calendar.', ...issue('INVALID_PARAMETER_SYNTAX') });
-
-const dateTimeSchema = z.string().min(20).max(64).regex(DATE_TIME_PATTERN, 'Expected an RFC 3339 date and time.');
-
-/** Money as sent: the currency is checked to be three letters; the value's syntax, not its sense. */
-export const moneySchema = z.object({
-  currency_code: z.string().superRefine((code, ctx) => {
-    if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-  }),
-  value: z.string().max(32).regex(MONEY_VALUE, 'Expected a decimal amount.'),
-});
-export type MoneyInput = z.infer<typeof moneySchema>;
-
 const decimalString = (what: string, min: bigint, max: bigint, maxLength: number) =>
   z
     .string()
@@ -49,106 +33,7 @@ const decimalString = (what: string, min: bigint, max: bigint, maxLength: number
     });
 
 const SCALE = 100_000n;
-export const percentSchema = decimalString('percentage', 0n, 100n * SCALE, 10);
-const quantitySchema = decimalString('quantity', -1_000_000n * SCALE, 1_000_000n * SCALE, 14);
-
-export const emailSchema = z.string().min(3).max(254).regex(/^.+@[^"\-].+$/, 'Expected an e-mail address.');
-
-const nameSchema = z.object({
-  prefix: z.string().max(140).optional(),
-  given_name: z.string().max(140).optional(),
-  surname: z.string().max(140).optional(),
-  middle_name: z.string().max(140).optional(),
-  suffix: z.string().max(140).optional(),
-  alternate_full_name: z.string().max(300).optional(),
-  full_name: z.string().max(300).optional(),
-});
-
-const addressSchema = z.object({
-  country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
-  address_line_1: z.string().max(300).optional(),
-  address_line_2: z.string().max(300).optional(),
-  address_line_3: z.string().max(100).optional(),
-  admin_area_4: z.string().max(100).optional(),
-  admin_area_3: z.string().max(100).optional(),
-  admin_area_2: z.string().max(120).optional(),
-  admin_area_1: z.string().max(300).optional(),
-  postal_code: z.string().max(60).optional(),
-  address_details: z
-    .object({
-      street_number: z.string().max(100).optional(),
-      street_name: z.string().max(100).optional(),
-      street_type: z.string().max(100).optional(),
-      delivery_service: z.string().max(100).optional(),
-      building_name: z.string().max(100).optional(),
-      sub_building: z.string().max(100).optional(),
-    })
-    .optional(),
-});
-
-const phoneSchema = z.object({
-  country_code: z.string().regex(/^[0-9]{1,3}$/, 'Expected 1 to 3 digits.'),
-  national_number: z.string().regex(/^[0-9]{1,14}$/, 'Expected 1 to 14 digits.'),
-  extension_number: z.string().regex(/^[0-9]{1,15}$/, 'Expected 1 to 15 digits.').optional(),
-  phone_type: z.enum(['FAX', 'HOME', 'MOBILE', 'OTHER', 'PAGER']),
-});
-
-const contactSchema = z.object({
-  business_name: z.string().max(300).optional(),
-  name: nameSchema.optional(),
-  address: addressSchema.optional(),
-});
-
-const invoicerSchema = contactSchema.extend({
-  email_address: emailSchema.optional(),
-  phones: z.array(phoneSchema).max(20).optional(),
-  website: z.string().max(2048).optional(),
-  tax_id: z.string().max(100).optional(),
-  additional_notes: z.string().max(400).optional(),
-  logo_url: z.string().max(2000).optional(),
-});
-
-const recipientSchema = z.object({
-  billing_info: contactSchema
-    .extend({
-      email_address: emailSchema.optional(),
-      phones: z.array(phoneSchema).max(20).optional(),
-      additional_info: z.string().max(40).optional(),
-      language: z
-        .string()
-        .min(2)
-        .max(10)
-        .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/, 'Expected a language tag such as en-US.')
-        .optional(),
-    })
-    .optional(),
-  shipping_info: contactSchema.optional(),
-});
-
 export const UNITS_OF_MEASURE = ['QUANTITY', 'HOURS', 'AMOUNT'] as const;
-
-const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema });
-const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneySchema.optional() });
-
-const itemSchema = z.object({
-  name: z.string().min(1).max(200),
-  description: z.string().max(1000).optional(),
-  quantity: quantitySchema,
-  unit_amount: moneySchema,
-  tax: taxSchema.optional(),
-  item_date: dateSchema.optional(),
-  discount: discountSchema.optional(),
-  unit_of_measure: z.enum(UNITS_OF_MEASURE).optional(),
-});
-export type ItemInput = z.infer<typeof itemSchema>;
-
-const attachmentSchema = z.object({
-  id: z.string().min(1).max(255).optional(),
-  reference_url: z.string().min(1).max(2000).optional(),
-  content_type: z.string().max(255).optional(),
-  create_time: dateTimeSchema.optional(),
-  size: z.string().regex(/^[0-9]+$/).optional(),
-});
 
 export const PAYMENT_TERMS = [
   'DUE_ON_RECEIPT',
@@ -162,124 +47,6 @@ export const PAYMENT_TERMS = [
   'NO_DUE_DATE',
 ] as const;
 export type PaymentTerm = (typeof PAYMENT_TERMS)[number];
-
-const commonDetail = {
-  currency_code: z.string().superRefine((code, ctx) => {
-    if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-  }),
-  reference: z.string().max(120).optional(),
-  note: z.string().max(4000).optional(),
-  terms_and_conditions: z.string().max(4000).optional(),
-  memo: z.string().max(500).optional(),
-  attachments: z.array(attachmentSchema).max(5).optional(),
-};
-
-const partialPaymentSchema = z.object({
-  allow_partial_payment: z.boolean().optional(),
-  minimum_amount_due: moneySchema.optional(),
-});
-
-const templateConfigurationShape = {
-  tax_calculated_after_discount: z.boolean().optional(),
-  tax_inclusive: z.boolean().optional(),
-  allow_tip: z.boolean().optional(),
-  partial_payment: partialPaymentSchema.optional(),
-  has_conditional_rule: z.boolean().optional(),
-};
-
-/** What callers may set in `amount`: the rest of the breakdown is computed. */
-const amountInputSchema = z.object({
-  breakdown: z
-    .object({
-      discount: z.object({ invoice_discount: discountSchema.optional() }).optional(),
-      shipping: z.object({ amount: moneySchema.optional(), tax: taxSchema.optional() }).optional(),
-      custom: z.object({ label: z.string().min(1).max(50), amount: moneySchema.optional() }).optional(),
-    })
-    .optional(),
-});
-export type AmountInputBody = z.infer<typeof amountInputSchema>;
-
-const contentShape = {
-  invoicer: invoicerSchema.optional(),
-  primary_recipients: z.array(recipientSchema).max(100).optional(),
-  additional_recipients: z.array(emailSchema).max(100).optional(),
-  items: z.array(itemSchema).max(100).optional(),
-  amount: amountInputSchema.optional(),
-};
-
-export const templateInfoSchema = z.object({
-  detail: z
-    .object({ ...commonDetail, payment_term: z.object({ term_type: z.enum(PAYMENT_TERMS).optional() }).optional() })
-    .optional(),
-  ...contentShape,
-  configuration: z.object(templateConfigurationShape).optional(),
-});
-export type TemplateInfoInput = z.infer<typeof templateInfoSchema>;
-
-const settingsSchema = z.object({
-  template_item_settings: z
-    .array(
-      z.object({
-        field_name: z.enum(['ITEMS_QUANTITY', 'ITEMS_DESCRIPTION', 'ITEMS_DATE', 'ITEMS_DISCOUNT', 'ITEMS_TAX']).optional(),
-        display_preference: z.object({ hidden: z.boolean().optional() }).optional(),
-      }),
-    )
-    .max(20)
-    .optional(),
-  template_subtotal_settings: z
-    .array(
-      z.object({
-        field_name: z.enum(['DISCOUNT', 'SHIPPING', 'CUSTOM']).optional(),
-        display_preference: z.object({ hidden: z.boolean().optional() }).optional(),
-      }),
-    )
-    .max(20)
-    .optional(),
-});
-
-/** A whole template: what POST creates and PUT replaces (id, links and standard_template are the server's). */
-export const templateSchema = z.object({
-  name: z.string().min(1).max(500),
-  default_template: z.boolean().optional(),
-  template_info: templateInfoSchema.optional(),
-  settings: settingsSchema.optional(),
-  unit_of_measure: z.enum(UNITS_OF_MEASURE).optional(),
-});
-export type TemplateInput = z.infer<typeof templateSchema>;
-
-export const invoiceDetailSchema = z.object({
-  ...commonDetail,
-  invoice_number: z.string().min(1).max(25).optional(),
-  invoice_date: dateSchema.optional(),
-  payment_term: z.object({ term_type: z.enum(PAYMENT_TERMS).optional(), due_date: dateSchema.optional() }).optional(),
-});
-
-/** A whole invoice: what POST creates and PUT replaces (status, totals, payments are the server's). */
-export const invoiceSchema = z.object({
-  detail: invoiceDetailSchema,
-  ...contentShape,
-  configuration: z.object({ ...templateConfigurationShape, template_id: z.string().max(30).optional() }).optional(),
-});
-export type InvoiceInput = z.infer<typeof invoiceSchema>;
-
-export const invoiceIdParams = z.object({ invoice_id: z.string().min(1).max(100) });
-export const templateIdParams = z.object({ template_id: z.string().min(1).max(100) });
-export const transactionParams = z.object({
-  invoice_id: z.string().min(1).max(100),
-  transaction_id: z.string().min(1).max(100),
-});
-
-export const listQuerySchema = z.object({
-  page: queryInteger(1, 1000).optional(),
-  page_size: queryInteger(1, 100).optional(),
-  total_required: queryBoolean().optional(),
-  fields: z.string().regex(/^(all|none)$/, 'Expected "all" or "none".').optional(),
-});
-
-export const updateQuerySchema = z.object({
-  send_to_recipient: queryBoolean().optional(),
-  send_to_invoicer: queryBoolean().optional(),
-});
 
 /** The transaction methods; `PLATFORM` is the provider's own wallet. */
 export const TRANSACTION_METHODS = [
@@ -303,41 +70,6 @@ const methodSchema = (invalidIssue: string) =>
     }
   });
 
-export const refundSchema = z.object({
-  method: methodSchema('INVALID_REFUND_METHOD'),
-  refund_date: dateSchema.optional(),
-  amount: moneySchema.optional(),
-});
-export type RefundInput = z.infer<typeof refundSchema>;
-
-export const paymentSchema = z.object({
-  method: methodSchema('INVALID_PAYMENT_METHOD'),
-  payment_id: z.string().min(1).max(22).regex(/^[0-9A-Za-z_-]+$/, 'Expected letters, digits, _ or -.').optional(),
-  payment_date: dateSchema.optional(),
-  note: z.string().max(2000).optional(),
-  amount: moneySchema.optional(),
-  shipping_info: contactSchema.optional(),
-});
-export type PaymentInput = z.infer<typeof paymentSchema>;
-
-export const notificationSchema = z.object({
-  subject: z.string().max(4000).optional(),
-  note: z.string().max(4000).optional(),
-  send_to_invoicer: z.boolean().optional(),
-  send_to_recipient: z.boolean().optional(),
-  additional_recipients: z.array(emailSchema).max(100).optional(),
-});
-export type NotificationInput = z.infer<typeof notificationSchema>;
-
-export const qrSchema = z.object({
-  width: z.number().int().min(150).max(500).optional(),
-  height: z.number().int().min(150).max(500).optional(),
-  action: z.string().max(7).regex(/^(pay|details)$/i, 'Expected "pay" or "details".').optional(),
-});
-
-const dateRange = z.object({ start: dateSchema, end: dateSchema });
-const dateTimeRange = z.object({ start: dateTimeSchema, end: dateTimeSchema });
-
 export const INVOICE_STATUSES = [
   'DRAFT',
   'SENT',
@@ -353,36 +85,321 @@ export const INVOICE_STATUSES = [
   'PAYMENT_PENDING',
 ] as const;
 
-export const searchSchema = z.object({
-  recipient_email: z.string().max(254).optional(),
-  recipient_first_name: z.string().max(140).optional(),
-  recipient_last_name: z.string().max(140).optional(),
-  recipient_business_name: z.string().max(300).optional(),
-  invoice_number: z.string().max(25).optional(),
-  status: z.array(z.enum(INVOICE_STATUSES)).max(5).optional(),
-  reference: z.string().max(120).optional(),
-  currency_code: z.string().superRefine((code, ctx) => {
-    if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-  }).optional(),
-  memo: z.string().max(500).optional(),
-  total_amount_range: z.object({ lower_amount: moneySchema, upper_amount: moneySchema }).optional(),
-  invoice_date_range: dateRange.optional(),
-  due_date_range: dateRange.optional(),
-  payment_date_range: dateTimeRange.optional(),
-  creation_date_range: dateTimeRange.optional(),
-  archived: z.boolean().optional(),
-  fields: z.array(z.string().max(100)).max(50).optional(),
-});
-export type SearchInput = z.infer<typeof searchSchema>;
+// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
+const schemas = onFirstUse(() => {
+  const dateSchema = z
+    .string()
+    .regex(DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
+    .refine(isCalendarDate, { message: 'The date does not exist on the calendar.', ...issue('INVALID_PARAMETER_SYNTAX') });
 
-export const searchQuerySchema = z.object({
-  page: queryInteger(1, 1000).optional(),
-  page_size: queryInteger(1, 100).optional(),
-  total_required: queryBoolean().optional(),
-});
+  const dateTimeSchema = z.string().min(20).max(64).regex(DATE_TIME_PATTERN, 'Expected an RFC 3339 date and time.');
 
-export const templateListQuerySchema = z.object({
-  page: queryInteger(1, 1000).optional(),
-  page_size: queryInteger(1, 100).optional(),
-  fields: z.string().regex(/^(all|none)$/i, 'Expected "all" or "none".').optional(),
+  /** Money as sent: the currency is checked to be three letters; the value's syntax, not its sense. */
+  const moneySchema = z.object({
+    currency_code: z.string().superRefine((code, ctx) => {
+      if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
+    }),
+    value: z.string().max(32).regex(MONEY_VALUE, 'Expected a decimal amount.'),
+  });
+  const percentSchema = decimalString('percentage', 0n, 100n * SCALE, 10);
+  const quantitySchema = decimalString('quantity', -1_000_000n * SCALE, 1_000_000n * SCALE, 14);
+
+  const emailSchema = z.string().min(3).max(254).regex(/^.+@[^"\-].+$/, 'Expected an e-mail address.');
+
+  const nameSchema = z.object({
+    prefix: z.string().max(140).optional(),
+    given_name: z.string().max(140).optional(),
+    surname: z.string().max(140).optional(),
+    middle_name: z.string().max(140).optional(),
+    suffix: z.string().max(140).optional(),
+    alternate_full_name: z.string().max(300).optional(),
+    full_name: z.string().max(300).optional(),
+  });
+
+  const addressSchema = z.object({
+    country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
+    address_line_1: z.string().max(300).optional(),
+    address_line_2: z.string().max(300).optional(),
+    address_line_3: z.string().max(100).optional(),
+    admin_area_4: z.string().max(100).optional(),
+    admin_area_3: z.string().max(100).optional(),
+    admin_area_2: z.string().max(120).optional(),
+    admin_area_1: z.string().max(300).optional(),
+    postal_code: z.string().max(60).optional(),
+    address_details: z
+      .object({
+        street_number: z.string().max(100).optional(),
+        street_name: z.string().max(100).optional(),
+        street_type: z.string().max(100).optional(),
+        delivery_service: z.string().max(100).optional(),
+        building_name: z.string().max(100).optional(),
+        sub_building: z.string().max(100).optional(),
+      })
+      .optional(),
+  });
+
+  const phoneSchema = z.object({
+    country_code: z.string().regex(/^[0-9]{1,3}$/, 'Expected 1 to 3 digits.'),
+    national_number: z.string().regex(/^[0-9]{1,14}$/, 'Expected 1 to 14 digits.'),
+    extension_number: z.string().regex(/^[0-9]{1,15}$/, 'Expected 1 to 15 digits.').optional(),
+    phone_type: z.enum(['FAX', 'HOME', 'MOBILE', 'OTHER', 'PAGER']),
+  });
+
+  const contactSchema = z.object({
+    business_name: z.string().max(300).optional(),
+    name: nameSchema.optional(),
+    address: addressSchema.optional(),
+  });
+
+  const invoicerSchema = contactSchema.extend({
+    email_address: emailSchema.optional(),
+    phones: z.array(phoneSchema).max(20).optional(),
+    website: z.string().max(2048).optional(),
+    tax_id: z.string().max(100).optional(),
+    additional_notes: z.string().max(400).optional(),
+    logo_url: z.string().max(2000).optional(),
+  });
+
+  const recipientSchema = z.object({
+    billing_info: contactSchema
+      .extend({
+        email_address: emailSchema.optional(),
+        phones: z.array(phoneSchema).max(20).optional(),
+        additional_info: z.string().max(40).optional(),
+        language: z
+          .string()
+          .min(2)
+          .max(10)
+          .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/, 'Expected a language tag such as en-US.')
+          .optional(),
+      })
+      .optional(),
+    shipping_info: contactSchema.optional(),
+  });
+
+  const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema });
+  const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneySchema.optional() });
+
+  const itemSchema = z.object({
+    name: z.string().min(1).max(200),
+    description: z.string().max(1000).optional(),
+    quantity: quantitySchema,
+    unit_amount: moneySchema,
+    tax: taxSchema.optional(),
+    item_date: dateSchema.optional(),
+    discount: discountSchema.optional(),
+    unit_of_measure: z.enum(UNITS_OF_MEASURE).optional(),
+  });
+  const attachmentSchema = z.object({
+    id: z.string().min(1).max(255).optional(),
+    reference_url: z.string().min(1).max(2000).optional(),
+    content_type: z.string().max(255).optional(),
+    create_time: dateTimeSchema.optional(),
+    size: z.string().regex(/^[0-9]+$/).optional(),
+  });
+
+  const commonDetail = {
+    currency_code: z.string().superRefine((code, ctx) => {
+      if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
+    }),
+    reference: z.string().max(120).optional(),
+    note: z.string().max(4000).optional(),
+    terms_and_conditions: z.string().max(4000).optional(),
+    memo: z.string().max(500).optional(),
+    attachments: z.array(attachmentSchema).max(5).optional(),
+  };
+
+  const partialPaymentSchema = z.object({
+    allow_partial_payment: z.boolean().optional(),
+    minimum_amount_due: moneySchema.optional(),
+  });
+
+  const templateConfigurationShape = {
+    tax_calculated_after_discount: z.boolean().optional(),
+    tax_inclusive: z.boolean().optional(),
+    allow_tip: z.boolean().optional(),
+    partial_payment: partialPaymentSchema.optional(),
+    has_conditional_rule: z.boolean().optional(),
+  };
+
+  /** What callers may set in `amount`: the rest of the breakdown is computed. */
+  const amountInputSchema = z.object({
+    breakdown: z
+      .object({
+        discount: z.object({ invoice_discount: discountSchema.optional() }).optional(),
+        shipping: z.object({ amount: moneySchema.optional(), tax: taxSchema.optional() }).optional(),
+        custom: z.object({ label: z.string().min(1).max(50), amount: moneySchema.optional() }).optional(),
+      })
+      .optional(),
+  });
+  const contentShape = {
+    invoicer: invoicerSchema.optional(),
+    primary_recipients: z.array(recipientSchema).max(100).optional(),
+    additional_recipients: z.array(emailSchema).max(100).optional(),
+    items: z.array(itemSchema).max(100).optional(),
+    amount: amountInputSchema.optional(),
+  };
+
+  const templateInfoSchema = z.object({
+    detail: z
+      .object({ ...commonDetail, payment_term: z.object({ term_type: z.enum(PAYMENT_TERMS).optional() }).optional() })
+      .optional(),
+    ...contentShape,
+    configuration: z.object(templateConfigurationShape).optional(),
+  });
+  const settingsSchema = z.object({
+    template_item_settings: z
+      .array(
+        z.object({
+          field_name: z.enum(['ITEMS_QUANTITY', 'ITEMS_DESCRIPTION', 'ITEMS_DATE', 'ITEMS_DISCOUNT', 'ITEMS_TAX']).optional(),
+          display_preference: z.object({ hidden: z.boolean().optional() }).optional(),
+        }),
+      )
+      .max(20)
+      .optional(),
+    template_subtotal_settings: z
+      .array(
+        z.object({
+          field_name: z.enum(['DISCOUNT', 'SHIPPING', 'CUSTOM']).optional(),
+          display_preference: z.object({ hidden: z.boolean().optional() }).optional(),
+        }),
+      )
+      .max(20)
+      .optional(),
+  });
+
+  /** A whole template: what POST creates and PUT replaces (id, links and standard_template are the server's). */
+  const templateSchema = z.object({
+    name: z.string().min(1).max(500),
+    default_template: z.boolean().optional(),
+    template_info: templateInfoSchema.optional(),
+    settings: settingsSchema.optional(),
+    unit_of_measure: z.enum(UNITS_OF_MEASURE).optional(),
+  });
+  const invoiceDetailSchema = z.object({
+    ...commonDetail,
+    invoice_number: z.string().min(1).max(25).optional(),
+    invoice_date: dateSchema.optional(),
+    payment_term: z.object({ term_type: z.enum(PAYMENT_TERMS).optional(), due_date: dateSchema.optional() }).optional(),
+  });
+
+  /** A whole invoice: what POST creates and PUT replaces (status, totals, payments are the server's). */
+  const invoiceSchema = z.object({
+    detail: invoiceDetailSchema,
+    ...contentShape,
+    configuration: z.object({ ...templateConfigurationShape, template_id: z.string().max(30).optional() }).optional(),
+  });
+  const invoiceIdParams = z.object({ invoice_id: z.string().min(1).max(100) });
+  const templateIdParams = z.object({ template_id: z.string().min(1).max(100) });
+  const transactionParams = z.object({
+    invoice_id: z.string().min(1).max(100),
+    transaction_id: z.string().min(1).max(100),
+  });
+
+  const listQuerySchema = z.object({
+    page: queryInteger(1, 1000).optional(),
+    page_size: queryInteger(1, 100).optional(),
+    total_required: queryBoolean().optional(),
+    fields: z.string().regex(/^(all|none)$/, 'Expected "all" or "none".').optional(),
+  });
+
+  const updateQuerySchema = z.object({
+    send_to_recipient: queryBoolean().optional(),
+    send_to_invoicer: queryBoolean().optional(),
+  });
+
+  const refundSchema = z.object({
+    method: methodSchema('INVALID_REFUND_METHOD'),
+    refund_date: dateSchema.optional(),
+    amount: moneySchema.optional(),
+  });
+  const paymentSchema = z.object({
+    method: methodSchema('INVALID_PAYMENT_METHOD'),
+    payment_id: z.string().min(1).max(22).regex(/^[0-9A-Za-z_-]+$/, 'Expected letters, digits, _ or -.').optional(),
+    payment_date: dateSchema.optional(),
+    note: z.string().max(2000).optional(),
+    amount: moneySchema.optional(),
+    shipping_info: contactSchema.optional(),
+  });
+  const notificationSchema = z.object({
+    subject: z.string().max(4000).optional(),
+    note: z.string().max(4000).optional(),
+    send_to_invoicer: z.boolean().optional(),
+    send_to_recipient: z.boolean().optional(),
+    additional_recipients: z.array(emailSchema).max(100).optional(),
+  });
+  const qrSchema = z.object({
+    width: z.number().int().min(150).max(500).optional(),
+    height: z.number().int().min(150).max(500).optional(),
+    action: z.string().max(7).regex(/^(pay|details)$/i, 'Expected "pay" or "details".').optional(),
+  });
+
+  const dateRange = z.object({ start: dateSchema, end: dateSchema });
+  const dateTimeRange = z.object({ start: dateTimeSchema, end: dateTimeSchema });
+
+  const searchSchema = z.object({
+    recipient_email: z.string().max(254).optional(),
+    recipient_first_name: z.string().max(140).optional(),
+    recipient_last_name: z.string().max(140).optional(),
+    recipient_business_name: z.string().max(300).optional(),
+    invoice_number: z.string().max(25).optional(),
+    status: z.array(z.enum(INVOICE_STATUSES)).max(5).optional(),
+    reference: z.string().max(120).optional(),
+    currency_code: z.string().superRefine((code, ctx) => {
+      if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
+    }).optional(),
+    memo: z.string().max(500).optional(),
+    total_amount_range: z.object({ lower_amount: moneySchema, upper_amount: moneySchema }).optional(),
+    invoice_date_range: dateRange.optional(),
+    due_date_range: dateRange.optional(),
+    payment_date_range: dateTimeRange.optional(),
+    creation_date_range: dateTimeRange.optional(),
+    archived: z.boolean().optional(),
+    fields: z.array(z.string().max(100)).max(50).optional(),
+  });
+  const searchQuerySchema = z.object({
+    page: queryInteger(1, 1000).optional(),
+    page_size: queryInteger(1, 100).optional(),
+    total_required: queryBoolean().optional(),
+  });
+
+  const templateListQuerySchema = z.object({
+    page: queryInteger(1, 1000).optional(),
+    page_size: queryInteger(1, 100).optional(),
+    fields: z.string().regex(/^(all|none)$/i, 'Expected "all" or "none".').optional(),
+  });
+  return { dateSchema, dateTimeSchema, moneySchema, percentSchema, quantitySchema, emailSchema, nameSchema, addressSchema, phoneSchema, contactSchema, invoicerSchema, recipientSchema, taxSchema, discountSchema, itemSchema, attachmentSchema, commonDetail, partialPaymentSchema, templateConfigurationShape, amountInputSchema, contentShape, templateInfoSchema, settingsSchema, templateSchema, invoiceDetailSchema, invoiceSchema, invoiceIdParams, templateIdParams, transactionParams, listQuerySchema, updateQuerySchema, refundSchema, paymentSchema, notificationSchema, qrSchema, dateRange, dateTimeRange, searchSchema, searchQuerySchema, templateListQuerySchema };
 });
+type Built = ReturnType<typeof schemas>;
+
+export const dateSchema = z.lazy(() => schemas().dateSchema);
+export const moneySchema = z.lazy(() => schemas().moneySchema);
+export const percentSchema = z.lazy(() => schemas().percentSchema);
+export const emailSchema = z.lazy(() => schemas().emailSchema);
+export const templateInfoSchema = z.lazy(() => schemas().templateInfoSchema);
+export const templateSchema = z.lazy(() => schemas().templateSchema);
+export const invoiceDetailSchema = z.lazy(() => schemas().invoiceDetailSchema);
+export const invoiceSchema = z.lazy(() => schemas().invoiceSchema);
+export const invoiceIdParams = z.lazy(() => schemas().invoiceIdParams);
+export const templateIdParams = z.lazy(() => schemas().templateIdParams);
+export const transactionParams = z.lazy(() => schemas().transactionParams);
+export const listQuerySchema = z.lazy(() => schemas().listQuerySchema);
+export const updateQuerySchema = z.lazy(() => schemas().updateQuerySchema);
+export const refundSchema = z.lazy(() => schemas().refundSchema);
+export const paymentSchema = z.lazy(() => schemas().paymentSchema);
+export const notificationSchema = z.lazy(() => schemas().notificationSchema);
+export const qrSchema = z.lazy(() => schemas().qrSchema);
+export const searchSchema = z.lazy(() => schemas().searchSchema);
+export const searchQuerySchema = z.lazy(() => schemas().searchQuerySchema);
+export const templateListQuerySchema = z.lazy(() => schemas().templateListQuerySchema);
+
+export type MoneyInput = z.infer<Built['moneySchema']>;
+export type ItemInput = z.infer<Built['itemSchema']>;
+export type AmountInputBody = z.infer<Built['amountInputSchema']>;
+export type TemplateInfoInput = z.infer<Built['templateInfoSchema']>;
+export type TemplateInput = z.infer<Built['templateSchema']>;
+export type InvoiceInput = z.infer<Built['invoiceSchema']>;
+export type RefundInput = z.infer<Built['refundSchema']>;
+export type PaymentInput = z.infer<Built['paymentSchema']>;
+export type NotificationInput = z.infer<Built['notificationSchema']>;
+export type SearchInput = z.infer<Built['searchSchema']>;

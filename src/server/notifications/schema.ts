@@ -1,97 +1,117 @@
 // Request schemas of the notifications API.
 
 import { z } from 'zod';
-import { queryInteger } from '../http/validation.js';
+import { onFirstUse, queryInteger } from '../http/validation.js';
 import { DELIVERY_STATUSES } from './states.js';
-
-const eventTypeName = z.string().min(1).max(100);
-
-export const createWebhookSchema = z.object({
-  url: z.string().min(1).max(2048),
-  event_types: z.array(z.object({ name: eventTypeName }).loose()).min(1).max(500),
-});
-
-export const eventTypesValueSchema = createWebhookSchema.shape.event_types;
-export const urlValueSchema = createWebhookSchema.shape.url;
-
-export const patchSchema = z
-  .array(
-    z.object({
-      op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-      path: z.string().min(1).max(100),
-      value: z.unknown().optional(),
-      from: z.string().optional(),
-    }),
-  )
-  .min(1)
-  .max(10);
-
-export const listWebhooksQuerySchema = z.object({
-  anchor_type: z.enum(['APPLICATION', 'ACCOUNT']).default('APPLICATION'),
-});
-
-/** Webhook and event ids: letters, digits, `-` and `_` (real event ids are `WH-...`). */
-const resourceId = z.string().min(1).max(255).regex(/^[A-Za-z0-9_-]+$/);
-
-export const webhookPathSchema = z.object({ webhook_id: resourceId });
-export const eventPathSchema = z.object({ event_id: resourceId });
-export const certPathSchema = z.object({ cert_id: resourceId });
 
 const RFC3339 =
   /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
-/** An RFC 3339 time, normalised to the stored form (UTC, milliseconds) so it compares as text. */
-const timestamp = z
-  .string()
-  .max(64)
-  .regex(RFC3339, 'Expected an RFC 3339 date and time.')
-  .transform((text) => new Date(text).toISOString());
+// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
+const schemas = onFirstUse(() => {
+  const eventTypeName = z.string().min(1).max(100);
 
-export const listEventsQuerySchema = z
-  .object({
-    page_size: queryInteger(1, 300).default(10),
-    start_time: timestamp.optional(),
-    end_time: timestamp.optional(),
-    transaction_id: z.string().min(1).max(255).optional(),
-    event_type: eventTypeName.optional(),
-    next_page_token: z.string().min(1).max(200).optional(),
-  })
-  .refine((query) => !query.start_time || !query.end_time || query.start_time <= query.end_time, {
-    path: ['end_time'],
-    message: 'end_time must not be before start_time.',
-    params: { issue: 'INVALID_PARAMETER_VALUE' },
+  const createWebhookSchema = z.object({
+    url: z.string().min(1).max(2048),
+    event_types: z.array(z.object({ name: eventTypeName }).loose()).min(1).max(500),
   });
 
-export const resendSchema = z.object({
-  webhook_ids: z.array(resourceId).max(500).optional(),
-});
+  const eventTypesValueSchema = createWebhookSchema.shape.event_types;
+  const urlValueSchema = createWebhookSchema.shape.url;
 
-export const simulateSchema = z
-  .object({
-    webhook_id: resourceId.max(50).optional(),
-    url: z.string().min(1).max(2048).optional(),
-    event_type: z.string().min(1).max(50).regex(/^[A-Za-z0-9.-]+$/),
-    resource_version: z.string().min(1).max(50).optional(),
-  })
-  .refine((body) => body.webhook_id !== undefined || body.url !== undefined, {
-    path: ['webhook_id'],
-    message: 'Give webhook_id or url.',
-    params: { issue: 'MISSING_REQUIRED_PARAMETER' },
+  const patchSchema = z
+    .array(
+      z.object({
+        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+        path: z.string().min(1).max(100),
+        value: z.unknown().optional(),
+        from: z.string().optional(),
+      }),
+    )
+    .min(1)
+    .max(10);
+
+  const listWebhooksQuerySchema = z.object({
+    anchor_type: z.enum(['APPLICATION', 'ACCOUNT']).default('APPLICATION'),
   });
 
-export const verifySchema = z.object({
-  auth_algo: z.string().min(1).max(100),
-  cert_url: z.string().min(1).max(500),
-  transmission_id: z.string().min(1).max(50),
-  transmission_sig: z.string().min(1).max(500),
-  transmission_time: z.string().min(1).max(100),
-  webhook_id: z.string().min(1).max(50),
-  webhook_event: z.record(z.string(), z.unknown()),
-});
+  /** Webhook and event ids: letters, digits, `-` and `_` (real event ids are `WH-...`). */
+  const resourceId = z.string().min(1).max(255).regex(/^[A-Za-z0-9_-]+$/);
 
-export const listDeliveriesQuerySchema = z.object({
-  event_id: resourceId.optional(),
-  webhook_id: resourceId.optional(),
-  status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
-  page_size: queryInteger(1, 500).default(100),
+  const webhookPathSchema = z.object({ webhook_id: resourceId });
+  const eventPathSchema = z.object({ event_id: resourceId });
+  const certPathSchema = z.object({ cert_id: resourceId });
+
+  /** An RFC 3339 time, normalised to the stored form (UTC, milliseconds) so it compares as text. */
+  const timestamp = z
+    .string()
+    .max(64)
+    .regex(RFC3339, 'Expected an RFC 3339 date and time.')
+    .transform((text) => new Date(text).toISOString());
+
+  const listEventsQuerySchema = z
+    .object({
+      page_size: queryInteger(1, 300).default(10),
+      start_time: timestamp.optional(),
+      end_time: timestamp.optional(),
+      transaction_id: z.string().min(1).max(255).optional(),
+      event_type: eventTypeName.optional(),
+      next_page_token: z.string().min(1).max(200).optional(),
+    })
+    .refine((query) => !query.start_time || !query.end_time || query.start_time <= query.end_time, {
+      path: ['end_time'],
+      message: 'end_time must not be before start_time.',
+      params: { issue: 'INVALID_PARAMETER_VALUE' },
+    });
+
+  const resendSchema = z.object({
+    webhook_ids: z.array(resourceId).max(500).optional(),
+  });
+
+  const simulateSchema = z
+    .object({
+      webhook_id: resourceId.max(50).optional(),
+      url: z.string().min(1).max(2048).optional(),
+      event_type: z.string().min(1).max(50).regex(/^[A-Za-z0-9.-]+$/),
+      resource_version: z.string().min(1).max(50).optional(),
+    })
+    .refine((body) => body.webhook_id !== undefined || body.url !== undefined, {
+      path: ['webhook_id'],
+      message: 'Give webhook_id or url.',
+      params: { issue: 'MISSING_REQUIRED_PARAMETER' },
+    });
+
+  const verifySchema = z.object({
+    auth_algo: z.string().min(1).max(100),
+    cert_url: z.string().min(1).max(500),
+    transmission_id: z.string().min(1).max(50),
+    transmission_sig: z.string().min(1).max(500),
+    transmission_time: z.string().min(1).max(100),
+    webhook_id: z.string().min(1).max(50),
+    webhook_event: z.record(z.string(), z.unknown()),
+  });
+
+  const listDeliveriesQuerySchema = z.object({
+    event_id: resourceId.optional(),
+    webhook_id: resourceId.optional(),
+    status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
+    page_size: queryInteger(1, 500).default(100),
+  });
+  return { eventTypeName, createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema, resourceId, webhookPathSchema, eventPathSchema, certPathSchema, timestamp, listEventsQuerySchema, resendSchema, simulateSchema, verifySchema, listDeliveriesQuerySchema };
 });
+type Built = ReturnType<typeof schemas>;
+
+export const createWebhookSchema = z.lazy(() => schemas().createWebhookSchema);
+export const eventTypesValueSchema = z.lazy(() => schemas().eventTypesValueSchema);
+export const urlValueSchema = z.lazy(() => schemas().urlValueSchema);
+export const patchSchema = z.lazy(() => schemas().patchSchema);
+export const listWebhooksQuerySchema = z.lazy(() => schemas().listWebhooksQuerySchema);
+export const webhookPathSchema = z.lazy(() => schemas().webhookPathSchema);
+export const eventPathSchema = z.lazy(() => schemas().eventPathSchema);
+export const certPathSchema = z.lazy(() => schemas().certPathSchema);
+export const listEventsQuerySchema = z.lazy(() => schemas().listEventsQuerySchema);
+export const resendSchema = z.lazy(() => schemas().resendSchema);
+export const simulateSchema = z.lazy(() => schemas().simulateSchema);
+export const verifySchema = z.lazy(() => schemas().verifySchema);
+export const listDeliveriesQuerySchema = z.lazy(() => schemas().listDeliveriesQuerySchema);
+

@@ -1,64 +1,74 @@
 // Request bodies of the checkout orders endpoints (only what is needed to authorize or capture).
 
 import { z } from 'zod';
+import { onFirstUse } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
 
-export const itemSchema = z.object({
-  name: z.string().min(1).max(127),
-  unit_amount: moneySchema,
-  tax: moneySchema.optional(),
-  quantity: z.string().regex(/^[1-9][0-9]{0,9}$/),
-  description: z.string().max(127).optional(),
-  sku: z.string().max(127).optional(),
-  category: z.enum(['DIGITAL_GOODS', 'PHYSICAL_GOODS', 'DONATION']).optional(),
-});
-
-const payeeSchema = z.object({
-  email_address: z.string().min(3).max(254).optional(),
-  merchant_id: z.string().regex(/^[2-9A-HJ-NP-Z]{13}$/).optional(),
-});
-
-export const purchaseUnitSchema = z.object({
-  reference_id: z.string().min(1).max(256).optional(),
-  amount: amountWithBreakdownSchema,
-  payee: payeeSchema.optional(),
-  description: z.string().min(1).max(127).optional(),
-  custom_id: z.string().min(1).max(127).optional(),
-  invoice_id: z.string().min(1).max(127).optional(),
-  soft_descriptor: z.string().min(1).max(22).optional(),
-  items: z.array(itemSchema).max(100).optional(),
-  shipping: z.object({}).loose().optional(),
-});
-export type PurchaseUnitInput = z.output<typeof purchaseUnitSchema>;
-
-const cardSchema = z.object({
-  number: z.string().regex(/^[0-9]{13,19}$/),
-  expiry: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])$/),
-  name: z.string().min(1).max(300).optional(),
-  security_code: z.string().regex(/^[0-9]{3,4}$/).optional(),
-});
-
-/** One payment source: a card (approved at once) or a wallet or bank method (payer action needed). */
-export const paymentSourceSchema = z
-  .object({ card: cardSchema.optional() })
-  .catchall(z.object({}).loose())
-  .refine((source) => Object.keys(source).length === 1, {
-    message: 'Give exactly one payment source.',
-    params: { issue: 'INVALID_PARAMETER_VALUE' },
+// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
+const schemas = onFirstUse(() => {
+  const itemSchema = z.object({
+    name: z.string().min(1).max(127),
+    unit_amount: moneySchema,
+    tax: moneySchema.optional(),
+    quantity: z.string().regex(/^[1-9][0-9]{0,9}$/),
+    description: z.string().max(127).optional(),
+    sku: z.string().max(127).optional(),
+    category: z.enum(['DIGITAL_GOODS', 'PHYSICAL_GOODS', 'DONATION']).optional(),
   });
-export type PaymentSourceInput = z.output<typeof paymentSourceSchema>;
 
-export const createOrderSchema = z.object({
-  intent: z.enum(['CAPTURE', 'AUTHORIZE']),
-  purchase_units: z.array(purchaseUnitSchema).min(1).max(10),
-  payer: z.object({}).loose().optional(),
-  payment_source: paymentSourceSchema.optional(),
-  processing_instruction: z.enum(['NO_INSTRUCTION', 'ORDER_COMPLETE_ON_PAYMENT_APPROVAL']).optional(),
-  application_context: z.object({}).loose().optional(),
+  const payeeSchema = z.object({
+    email_address: z.string().min(3).max(254).optional(),
+    merchant_id: z.string().regex(/^[2-9A-HJ-NP-Z]{13}$/).optional(),
+  });
+
+  const purchaseUnitSchema = z.object({
+    reference_id: z.string().min(1).max(256).optional(),
+    amount: amountWithBreakdownSchema,
+    payee: payeeSchema.optional(),
+    description: z.string().min(1).max(127).optional(),
+    custom_id: z.string().min(1).max(127).optional(),
+    invoice_id: z.string().min(1).max(127).optional(),
+    soft_descriptor: z.string().min(1).max(22).optional(),
+    items: z.array(itemSchema).max(100).optional(),
+    shipping: z.object({}).loose().optional(),
+  });
+  const cardSchema = z.object({
+    number: z.string().regex(/^[0-9]{13,19}$/),
+    expiry: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])$/),
+    name: z.string().min(1).max(300).optional(),
+    security_code: z.string().regex(/^[0-9]{3,4}$/).optional(),
+  });
+
+  /** One payment source: a card (approved at once) or a wallet or bank method (payer action needed). */
+  const paymentSourceSchema = z
+    .object({ card: cardSchema.optional() })
+    .catchall(z.object({}).loose())
+    .refine((source) => Object.keys(source).length === 1, {
+      message: 'Give exactly one payment source.',
+      params: { issue: 'INVALID_PARAMETER_VALUE' },
+    });
+  const createOrderSchema = z.object({
+    intent: z.enum(['CAPTURE', 'AUTHORIZE']),
+    purchase_units: z.array(purchaseUnitSchema).min(1).max(10),
+    payer: z.object({}).loose().optional(),
+    payment_source: paymentSourceSchema.optional(),
+    processing_instruction: z.enum(['NO_INSTRUCTION', 'ORDER_COMPLETE_ON_PAYMENT_APPROVAL']).optional(),
+    application_context: z.object({}).loose().optional(),
+  });
+  const orderActionSchema = z.object({ payment_source: paymentSourceSchema.optional() });
+  const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
+  return { itemSchema, payeeSchema, purchaseUnitSchema, cardSchema, paymentSourceSchema, createOrderSchema, orderActionSchema, orderParamsSchema };
 });
-export type CreateOrderBody = z.output<typeof createOrderSchema>;
+type Built = ReturnType<typeof schemas>;
 
-export const orderActionSchema = z.object({ payment_source: paymentSourceSchema.optional() });
-export type OrderActionBody = z.output<typeof orderActionSchema>;
+export const itemSchema = z.lazy(() => schemas().itemSchema);
+export const purchaseUnitSchema = z.lazy(() => schemas().purchaseUnitSchema);
+export const paymentSourceSchema = z.lazy(() => schemas().paymentSourceSchema);
+export const createOrderSchema = z.lazy(() => schemas().createOrderSchema);
+export const orderActionSchema = z.lazy(() => schemas().orderActionSchema);
+export const orderParamsSchema = z.lazy(() => schemas().orderParamsSchema);
 
-export const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
+export type PurchaseUnitInput = z.output<Built['purchaseUnitSchema']>;
+export type PaymentSourceInput = z.output<Built['paymentSourceSchema']>;
+export type CreateOrderBody = z.output<Built['createOrderSchema']>;
+export type OrderActionBody = z.output<Built['orderActionSchema']>;

@@ -1,13 +1,9 @@
 // Request bodies of the payments endpoints, and the Money shapes orders share.
 
 import { z } from 'zod';
+import { onFirstUse } from '../http/validation.js';
 
 const MONEY_VALUE = /^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/;
-
-export const moneySchema = z.object({
-  currency_code: z.string().length(3),
-  value: z.string().max(32).regex(MONEY_VALUE),
-});
 
 export const BREAKDOWN_PARTS = [
   'item_total',
@@ -21,45 +17,62 @@ export const BREAKDOWN_PARTS = [
 ] as const;
 export type BreakdownPart = (typeof BREAKDOWN_PARTS)[number];
 
-export const breakdownSchema = z.object(
-  Object.fromEntries(BREAKDOWN_PARTS.map((part) => [part, moneySchema.optional()])) as Record<
-    BreakdownPart,
-    z.ZodOptional<typeof moneySchema>
-  >,
-);
+// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
+const schemas = onFirstUse(() => {
+  const moneySchema = z.object({
+    currency_code: z.string().length(3),
+    value: z.string().max(32).regex(MONEY_VALUE),
+  });
 
-export const amountWithBreakdownSchema = moneySchema.extend({ breakdown: breakdownSchema.optional() });
+  const breakdownSchema = z.object(
+    Object.fromEntries(BREAKDOWN_PARTS.map((part) => [part, moneySchema.optional()])) as Record<
+      BreakdownPart,
+      z.ZodOptional<typeof moneySchema>
+    >,
+  );
 
-export type MoneyInput = z.output<typeof moneySchema>;
-export type AmountWithBreakdownInput = z.output<typeof amountWithBreakdownSchema>;
+  const amountWithBreakdownSchema = moneySchema.extend({ breakdown: breakdownSchema.optional() });
 
-const paymentInstructionSchema = z
-  .object({ disbursement_mode: z.enum(['INSTANT', 'DELAYED']).optional() })
-  .loose();
+  const paymentInstructionSchema = z
+    .object({ disbursement_mode: z.enum(['INSTANT', 'DELAYED']).optional() })
+    .loose();
 
-export const captureBodySchema = z.object({
-  invoice_id: z.string().min(1).max(127).optional(),
-  note_to_payer: z.string().min(1).max(255).optional(),
-  amount: amountWithBreakdownSchema.optional(),
-  final_capture: z.boolean().optional(),
-  payment_instruction: paymentInstructionSchema.optional(),
-  soft_descriptor: z.string().max(22).optional(),
+  const captureBodySchema = z.object({
+    invoice_id: z.string().min(1).max(127).optional(),
+    note_to_payer: z.string().min(1).max(255).optional(),
+    amount: amountWithBreakdownSchema.optional(),
+    final_capture: z.boolean().optional(),
+    payment_instruction: paymentInstructionSchema.optional(),
+    soft_descriptor: z.string().max(22).optional(),
+  });
+  const refundBodySchema = z.object({
+    amount: moneySchema.optional(),
+    custom_id: z.string().min(1).max(127).optional(),
+    invoice_id: z.string().min(1).max(127).optional(),
+    note_to_payer: z.string().min(1).max(255).optional(),
+    payment_instruction: z.object({}).loose().optional(),
+  });
+  const reauthorizeBodySchema = z.object({ amount: moneySchema });
+  const idParamsSchema = z.object({ id: z.string().min(1).max(64) });
+
+  const kycBodySchema = z.object({ status: z.enum(['PENDING', 'VERIFIED']) });
+  const reviewBodySchema = z.object({ decision: z.enum(['APPROVE', 'DENY']) });
+  return { moneySchema, breakdownSchema, amountWithBreakdownSchema, paymentInstructionSchema, captureBodySchema, refundBodySchema, reauthorizeBodySchema, idParamsSchema, kycBodySchema, reviewBodySchema };
 });
-export type CaptureBody = z.output<typeof captureBodySchema>;
+type Built = ReturnType<typeof schemas>;
 
-export const refundBodySchema = z.object({
-  amount: moneySchema.optional(),
-  custom_id: z.string().min(1).max(127).optional(),
-  invoice_id: z.string().min(1).max(127).optional(),
-  note_to_payer: z.string().min(1).max(255).optional(),
-  payment_instruction: z.object({}).loose().optional(),
-});
-export type RefundBody = z.output<typeof refundBodySchema>;
+export const moneySchema = z.lazy(() => schemas().moneySchema);
+export const breakdownSchema = z.lazy(() => schemas().breakdownSchema);
+export const amountWithBreakdownSchema = z.lazy(() => schemas().amountWithBreakdownSchema);
+export const captureBodySchema = z.lazy(() => schemas().captureBodySchema);
+export const refundBodySchema = z.lazy(() => schemas().refundBodySchema);
+export const reauthorizeBodySchema = z.lazy(() => schemas().reauthorizeBodySchema);
+export const idParamsSchema = z.lazy(() => schemas().idParamsSchema);
+export const kycBodySchema = z.lazy(() => schemas().kycBodySchema);
+export const reviewBodySchema = z.lazy(() => schemas().reviewBodySchema);
 
-export const reauthorizeBodySchema = z.object({ amount: moneySchema });
-export type ReauthorizeBody = z.output<typeof reauthorizeBodySchema>;
-
-export const idParamsSchema = z.object({ id: z.string().min(1).max(64) });
-
-export const kycBodySchema = z.object({ status: z.enum(['PENDING', 'VERIFIED']) });
-export const reviewBodySchema = z.object({ decision: z.enum(['APPROVE', 'DENY']) });
+export type MoneyInput = z.output<Built['moneySchema']>;
+export type AmountWithBreakdownInput = z.output<Built['amountWithBreakdownSchema']>;
+export type CaptureBody = z.output<Built['captureBodySchema']>;
+export type RefundBody = z.output<Built['refundBodySchema']>;
+export type ReauthorizeBody = z.output<Built['reauthorizeBodySchema']>;

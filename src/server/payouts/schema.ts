@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { MoneyParseError, isSupportedCurrency, toMinorUnits } from '../../lib/money.js';
 import { ServiceError, type ErrorDetail } from '../http/errors.js';
-import { queryBoolean, queryInteger, toDetails } from '../http/validation.js';
+import { onFirstUse, queryBoolean, queryInteger, toDetails } from '../http/validation.js';
 
 export const MAX_BATCH_ITEMS = 15_000;
 
@@ -27,82 +27,6 @@ const EMAIL_PATTERN = /^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$/;
 const PAYER_ID_PATTERN = /^[2-9A-HJ-NP-Z]{13}$/;
 
 const issue = (name: string) => ({ params: { issue: name } });
-
-/** Payouts money is `{ currency, value }`; value and currency are checked together. */
-const payoutAmount = z
-  .object({
-    currency: z.string().regex(/^[A-Z]{3}$/, 'Expected a three-letter upper-case currency code.'),
-    value: z.string().max(32),
-  })
-  .superRefine((amount, ctx) => {
-    if (!isSupportedCurrency(amount.currency)) {
-      ctx.addIssue({ code: 'custom', path: ['currency'], message: `Currency ${amount.currency} is not supported.`, ...issue('CURRENCY_NOT_SUPPORTED') });
-      return;
-    }
-    try {
-      if (toMinorUnits(amount.value, amount.currency) <= 0n) {
-        ctx.addIssue({ code: 'custom', path: ['value'], message: 'The amount must be greater than zero.', ...issue('CANNOT_BE_ZERO_OR_NEGATIVE') });
-      }
-    } catch (error) {
-      if (!(error instanceof MoneyParseError)) throw error;
-      ctx.addIssue({ code: 'custom', path: ['value'], message: error.message, ...issue(error.issue) });
-    }
-  });
-
-/** At most 4000 characters, or 1000 when the note is not plain ASCII. */
-const itemNote = z
-  .string()
-  .max(4000)
-  .refine((note) => /^[\x00-\x7f]*$/.test(note) || note.length <= 1000, {
-    message: 'A note with non-ASCII characters may have at most 1000 characters.',
-    ...issue('INVALID_STRING_MAX_LENGTH'),
-  });
-
-const phone = z.object({
-  country_code: z.string().regex(/^[0-9]{1,3}$/),
-  national_number: z.string().regex(/^[0-9]{1,14}$/),
-  extension_number: z.string().regex(/^[0-9]{1,15}$/).optional(),
-});
-
-const payoutItemSchema = z.object({
-  recipient_type: z.enum(ITEM_RECIPIENT_TYPES).optional(),
-  amount: payoutAmount,
-  receiver: z.string().min(1).max(127),
-  note: itemNote.optional(),
-  sender_item_id: z.string().max(63).optional(),
-  recipient_wallet: z.enum(RECIPIENT_WALLETS).optional(),
-  purpose: z.enum(PURPOSES).optional(),
-  notification_language: z
-    .string()
-    .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/)
-    .max(10)
-    .optional(),
-  alternate_notification_method: z.object({ phone: phone.optional() }).optional(),
-  application_context: z
-    .object({
-      social_feed_privacy: z.string().min(1).max(15).optional(),
-      holler_url: z.string().url().max(1000).optional(),
-      logo_url: z.string().url().max(1000).optional(),
-    })
-    .optional(),
-});
-
-const senderBatchHeaderSchema = z.object({
-  sender_batch_id: z.string().max(256).optional(),
-  recipient_type: z.enum(HEADER_RECIPIENT_TYPES).optional(),
-  email_subject: z.string().max(255).optional(),
-  email_message: z.string().max(1000).optional(),
-  note: z.string().max(1000).optional(),
-});
-
-export const createPayoutSchema = z.object({
-  sender_batch_header: senderBatchHeaderSchema,
-  items: z.array(payoutItemSchema).min(1).max(MAX_BATCH_ITEMS),
-});
-
-export type CreatePayoutRequest = z.infer<typeof createPayoutSchema>;
-export type PayoutItemRequest = z.infer<typeof payoutItemSchema>;
-export type SenderBatchHeader = z.infer<typeof senderBatchHeaderSchema>;
 
 const asRecord = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -155,15 +79,102 @@ export function parseCreatePayout(body: unknown): CreatePayoutRequest {
   return result.data;
 }
 
-export const batchQuerySchema = z.object({
-  page: queryInteger(0, 1000).optional(),
-  page_size: queryInteger(0, 1000).optional(),
-  total_required: queryBoolean().optional(),
-  fields: z.string().min(1).max(1000).optional(),
+// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
+const schemas = onFirstUse(() => {
+  /** Payouts money is `{ currency, value }`; value and currency are checked together. */
+  const payoutAmount = z
+    .object({
+      currency: z.string().regex(/^[A-Z]{3}$/, 'Expected a three-letter upper-case currency code.'),
+      value: z.string().max(32),
+    })
+    .superRefine((amount, ctx) => {
+      if (!isSupportedCurrency(amount.currency)) {
+        ctx.addIssue({ code: 'custom', path: ['currency'], message: `Currency ${amount.currency} is not supported.`, ...issue('CURRENCY_NOT_SUPPORTED') });
+        return;
+      }
+      try {
+        if (toMinorUnits(amount.value, amount.currency) <= 0n) {
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'The amount must be greater than zero.', ...issue('CANNOT_BE_ZERO_OR_NEGATIVE') });
+        }
+      } catch (error) {
+        if (!(error instanceof MoneyParseError)) throw error;
+        ctx.addIssue({ code: 'custom', path: ['value'], message: error.message, ...issue(error.issue) });
+      }
+    });
+
+  /** At most 4000 characters, or 1000 when the note is not plain ASCII. */
+  const itemNote = z
+    .string()
+    .max(4000)
+    .refine((note) => /^[\x00-\x7f]*$/.test(note) || note.length <= 1000, {
+      message: 'A note with non-ASCII characters may have at most 1000 characters.',
+      ...issue('INVALID_STRING_MAX_LENGTH'),
+    });
+
+  const phone = z.object({
+    country_code: z.string().regex(/^[0-9]{1,3}$/),
+    national_number: z.string().regex(/^[0-9]{1,14}$/),
+    extension_number: z.string().regex(/^[0-9]{1,15}$/).optional(),
+  });
+
+  const payoutItemSchema = z.object({
+    recipient_type: z.enum(ITEM_RECIPIENT_TYPES).optional(),
+    amount: payoutAmount,
+    receiver: z.string().min(1).max(127),
+    note: itemNote.optional(),
+    sender_item_id: z.string().max(63).optional(),
+    recipient_wallet: z.enum(RECIPIENT_WALLETS).optional(),
+    purpose: z.enum(PURPOSES).optional(),
+    notification_language: z
+      .string()
+      .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/)
+      .max(10)
+      .optional(),
+    alternate_notification_method: z.object({ phone: phone.optional() }).optional(),
+    application_context: z
+      .object({
+        social_feed_privacy: z.string().min(1).max(15).optional(),
+        holler_url: z.string().url().max(1000).optional(),
+        logo_url: z.string().url().max(1000).optional(),
+      })
+      .optional(),
+  });
+
+  const senderBatchHeaderSchema = z.object({
+    sender_batch_id: z.string().max(256).optional(),
+    recipient_type: z.enum(HEADER_RECIPIENT_TYPES).optional(),
+    email_subject: z.string().max(255).optional(),
+    email_message: z.string().max(1000).optional(),
+    note: z.string().max(1000).optional(),
+  });
+
+  const createPayoutSchema = z.object({
+    sender_batch_header: senderBatchHeaderSchema,
+    items: z.array(payoutItemSchema).min(1).max(MAX_BATCH_ITEMS),
+  });
+
+  const batchQuerySchema = z.object({
+    page: queryInteger(0, 1000).optional(),
+    page_size: queryInteger(0, 1000).optional(),
+    total_required: queryBoolean().optional(),
+    fields: z.string().min(1).max(1000).optional(),
+  });
+
+  const batchPathSchema = z.object({ id: z.string().min(1).max(1000) });
+  const itemPathSchema = z.object({ payout_item_id: z.string().min(1).max(32) });
+
+  /** A sandbox top-up of the merchant balance: the same `{ currency, value }` with the same checks. */
+  const topUpSchema = payoutAmount;
+  return { payoutAmount, itemNote, phone, payoutItemSchema, senderBatchHeaderSchema, createPayoutSchema, batchQuerySchema, batchPathSchema, itemPathSchema, topUpSchema };
 });
+type Built = ReturnType<typeof schemas>;
 
-export const batchPathSchema = z.object({ id: z.string().min(1).max(1000) });
-export const itemPathSchema = z.object({ payout_item_id: z.string().min(1).max(32) });
+export const createPayoutSchema = z.lazy(() => schemas().createPayoutSchema);
+export const batchQuerySchema = z.lazy(() => schemas().batchQuerySchema);
+export const batchPathSchema = z.lazy(() => schemas().batchPathSchema);
+export const itemPathSchema = z.lazy(() => schemas().itemPathSchema);
+export const topUpSchema = z.lazy(() => schemas().topUpSchema);
 
-/** A sandbox top-up of the merchant balance: the same `{ currency, value }` with the same checks. */
-export const topUpSchema = payoutAmount;
+export type CreatePayoutRequest = z.infer<Built['createPayoutSchema']>;
+export type PayoutItemRequest = z.infer<Built['payoutItemSchema']>;
+export type SenderBatchHeader = z.infer<Built['senderBatchHeaderSchema']>;
