@@ -24,6 +24,16 @@ export interface RouteInfo {
 /** Every route the app serves (HEAD twins left out), for tests that walk the whole API. */
 export const routeList = new WeakMap<FastifyInstance, RouteInfo[]>();
 
+/**
+ * Routes validate with zod (http/validation.ts) and answer with JSON.stringify: none declares a JSON
+ * schema. Fastify's default compilers (ajv, fast-json-stringify) were created on every start all the
+ * same (~5 ms of it); these stand in for them and refuse loudly if a route ever brings a schema.
+ */
+function noJsonSchemas(): never {
+  throw new Error('payctl routes validate with zod; Fastify JSON schemas are not compiled');
+}
+const noSchemaCompilers = { buildValidator: () => noJsonSchemas, buildSerializer: () => noJsonSchemas };
+
 /** Headers may carry a 16,000-character bearer token and 10,000-character assertions. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -36,6 +46,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     frameworkErrors: sendFrameworkError,
     clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    schemaController: { compilersFactory: noSchemaCompilers },
     serverFactory: (handler) =>
       createServer(
         {

@@ -21,22 +21,22 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Route patterns seen at registration, to tell an unknown path (404) from a wrong method (405). */
 export class RouteIndex {
-  private readonly routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+  /** By pattern source: a route and its HEAD twin (and GET/POST on one path) share an entry. */
+  private readonly routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
   add(url: string, methods: readonly string[]): void {
     const source = url
       .split('/')
       .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
-    const pattern = new RegExp(`^${source}/?$`);
-    const existing = this.routes.find((route) => route.pattern.source === pattern.source);
+    const existing = this.routes.get(source);
     if (existing) for (const method of methods) existing.methods.add(method);
-    else this.routes.push({ pattern, methods: new Set(methods) });
+    else this.routes.set(source, { pattern: new RegExp(`^${source}/?$`), methods: new Set(methods) });
   }
 
   methodsFor(path: string): string[] {
     const found = new Set<string>();
-    for (const route of this.routes) if (route.pattern.test(path)) for (const method of route.methods) found.add(method);
+    for (const route of this.routes.values()) if (route.pattern.test(path)) for (const method of route.methods) found.add(method);
     return [...found];
   }
 }
