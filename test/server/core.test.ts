@@ -158,6 +158,51 @@ describe('error shape and validation', () => {
     expect(raw).toMatch(/\r\nCache-Control: no-store\r\n/);
   });
 
+  /** One request on a fresh socket, read to the server's close: the status line, the headers and every byte after them. */
+  async function rawExchange(request: string): Promise<{ head: string; body: Buffer }> {
+    const { port } = new URL(t.url);
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', reject);
+    });
+    const end = bytes.indexOf('\r\n\r\n');
+    return { head: bytes.subarray(0, end).toString('latin1'), body: bytes.subarray(end + 4) };
+  }
+
+  it('answers HEAD as GET without the body: same status and headers, the length of the GET body', async () => {
+    const path = '/_payctl/clock';
+    const request = (method: string, auth: string) =>
+      `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`;
+    const bearer = `Authorization: Bearer ${t.merchant.token}\r\n`;
+    const get = await rawExchange(request('GET', bearer));
+    const head = await rawExchange(request('HEAD', bearer));
+    expect(get.head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.body.length).toBe(0);
+    const length = (text: string) => /\r\ncontent-length: (\d+)/i.exec(text)?.[1];
+    expect(length(head.head)).toBe(String(get.body.length));
+    expect(head.head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(head.head).toMatch(/\r\ncache-control: no-store/i);
+    // Authentication is the GET route's: no token, 401, and still no body.
+    const refused = await rawExchange(request('HEAD', ''));
+    expect(refused.head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refused.body.length).toBe(0);
+    // A path only POST serves: 405, as for any other method.
+    const notServed = await rawExchange(`HEAD /v1/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(notServed.head).toMatch(/^HTTP\/1\.1 405 /);
+    expect(notServed.head).toMatch(/\r\nallow: POST\r\n/i);
+    expect(notServed.body.length).toBe(0);
+  });
+
+  it('lists HEAD beside GET among the allowed methods of a GET route', async () => {
+    const result = await t.request('DELETE', '/_payctl/health');
+    expect(result.status).toBe(405);
+    expect(result.headers.get('allow')).toBe('GET, HEAD');
+  });
+
   it('answers a wrong method with 405 and the allowed methods', async () => {
     const result = await t.request('DELETE', '/_payctl/clock');
     expect(result.status).toBe(405);

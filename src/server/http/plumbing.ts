@@ -21,7 +21,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Route patterns seen at registration, to tell an unknown path (404) from a wrong method (405). */
 export class RouteIndex {
-  /** By pattern source: a route and its HEAD twin (and GET/POST on one path) share an entry. */
+  /** By pattern source: the methods of one path (GET and POST, say) share an entry. */
   private readonly routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
   add(url: string, methods: readonly string[]): void {
@@ -37,6 +37,8 @@ export class RouteIndex {
   methodsFor(path: string): string[] {
     const found = new Set<string>();
     for (const route of this.routes.values()) if (route.pattern.test(path)) for (const method of route.methods) found.add(method);
+    // A GET route answers HEAD too (app.ts serves HEAD as GET).
+    if (found.has('GET')) found.add('HEAD');
     return [...found];
   }
 }
