@@ -1,7 +1,7 @@
 // Benchmark plumbing: start the real `payctl serve`, drive load with autocannon, time processes.
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,8 +23,18 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+const made: string[] = [];
+// A full run makes ~25 directories, some with 150 MB databases: all go when the bench exits
+// (BENCH_KEEP=1 keeps them, to look at a database afterwards).
+process.on('exit', () => {
+  if (process.env.BENCH_KEEP === '1') return;
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `payctl-bench-${prefix}-`));
+  const dir = mkdtempSync(join(tmpdir(), `payctl-bench-${prefix}-`));
+  made.push(dir);
+  return dir;
 }
 
 async function waitForHealth(url: string, deadline: number): Promise<void> {
