@@ -45,6 +45,13 @@ describe('decimal helpers', () => {
     expect(parseScaledDecimal('.5')).toBeUndefined();
   });
 
+  it('reads whole numbers as BigInt would not let through: no blanks, hex, plus sign or empty text', () => {
+    expect(parseScaledDecimal('-12')).toBe(-1_200_000n);
+    expect(parseScaledDecimal('007')).toBe(700_000n);
+    expect(parseScaledDecimal('-0')).toBe(0n);
+    for (const text of ['', '-', '+1', ' 12', '12 ', '0x10', '1_000', '12\n']) expect(parseScaledDecimal(text), JSON.stringify(text)).toBeUndefined();
+  });
+
   it.each([
     [5n, 2n, 3n], // 2.5 -> 3
     [-5n, 2n, -3n], // -2.5 -> -3 (half away from zero)

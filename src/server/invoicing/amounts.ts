@@ -16,9 +16,12 @@ export const DECIMAL_SCALE = 100_000n;
 export const MAX_DECIMALS = 5;
 
 const DECIMAL_TEXT = /^(-?)([0-9]+)(?:\.([0-9]+))?$/;
+const WHOLE_TEXT = /^-?[0-9]+$/;
 
 /** Parses "12.5" to 1250000n (× 10^5); undefined when not a decimal or more than 5 decimals. */
 export function parseScaledDecimal(text: string): bigint | undefined {
+  // Whole numbers (most quantities) skip the fraction handling.
+  if (WHOLE_TEXT.test(text)) return BigInt(text) * DECIMAL_SCALE;
   const match = DECIMAL_TEXT.exec(text);
   if (!match) return undefined;
   const [, sign, integer = '0', fraction = ''] = match;

@@ -47,9 +47,17 @@ function reduction(discount: { percent?: string | undefined; amount?: MoneyInput
   return undefined;
 }
 
+const maxTotals = new Map<string, bigint>();
+
 /** The largest total: 15 integer digits and every decimal of the currency (999999999999999.99 USD). */
 function maxTotal(currency: string): bigint {
-  return 10n ** BigInt(MAX_INTEGER_DIGITS + currencyExponent(currency)) - 1n;
+  let max = maxTotals.get(currency);
+  if (max === undefined) {
+    // A BigInt power per call was a tenth of pricing an invoice page (each read prices every invoice).
+    max = 10n ** BigInt(MAX_INTEGER_DIGITS + currencyExponent(currency)) - 1n;
+    maxTotals.set(currency, max);
+  }
+  return max;
 }
 
 export function priceContent(content: PricedContent): InvoiceAmounts {
