@@ -9,12 +9,14 @@ import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
-const credentialsFileSchema = z.object({
-  payer_id: z.string(),
-  client_id: z.string(),
-  client_secret: z.string(),
-  admin_key: z.string(),
-});
+const credentialsFileSchema = z.lazy(() =>
+  z.object({
+    payer_id: z.string(),
+    client_id: z.string(),
+    client_secret: z.string(),
+    admin_key: z.string(),
+  }),
+);
 
 type CredentialsFile = z.infer<typeof credentialsFileSchema>;
 

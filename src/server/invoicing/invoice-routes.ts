@@ -26,10 +26,12 @@ import {
 } from './schema.js';
 import { toSearch } from './search.js';
 
-const outboxQuerySchema = z.object({
-  invoice_id: z.string().min(1).max(100).optional(),
-  limit: queryInteger(1, 1000).optional(),
-});
+const outboxQuerySchema = z.lazy(() =>
+  z.object({
+    invoice_id: z.string().min(1).max(100).optional(),
+    limit: queryInteger(1, 1000).optional(),
+  }),
+);
 
 export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const base = '/v2/invoicing/invoices';

@@ -8,12 +8,14 @@ import { authorizationsOfOrder, capturesOfOrder, refundsOfCaptures } from '../pa
 import type { OrderRow } from './store.js';
 import { storedUnitSchema } from './units.js';
 
-export const orderDetailsSchema = z.object({
-  purchase_units: z.array(storedUnitSchema),
-  payment_source: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  payer: z.record(z.string(), z.unknown()).optional(),
-  processing_instruction: z.string().optional(),
-});
+export const orderDetailsSchema = z.lazy(() =>
+  z.object({
+    purchase_units: z.array(storedUnitSchema),
+    payment_source: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    payer: z.record(z.string(), z.unknown()).optional(),
+    processing_instruction: z.string().optional(),
+  }),
+);
 export type OrderDetails = z.output<typeof orderDetailsSchema>;
 
 export const parseOrderDetails = (row: OrderRow): OrderDetails => orderDetailsSchema.parse(JSON.parse(row.details));

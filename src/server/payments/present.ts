@@ -5,27 +5,33 @@ import { money, type Money } from '../../lib/money.js';
 import { link, type Link } from '../http/links.js';
 import type { AuthorizationRow, CaptureRow, RefundRow } from './store.js';
 
-const moneyJson = z.object({ currency_code: z.string(), value: z.string() });
-const payeeJson = z.object({ email_address: z.string(), merchant_id: z.string() });
+const moneyJson = z.lazy(() => z.object({ currency_code: z.string(), value: z.string() }));
+const payeeJson = z.lazy(() => z.object({ email_address: z.string(), merchant_id: z.string() }));
 
 /** The nested rest of a resource, kept as JSON beside the scalar columns. */
-export const authorizationDetailsSchema = z.object({
-  breakdown: z.record(z.string(), moneyJson).optional(),
-  payee: payeeJson,
-  soft_descriptor: z.string().optional(),
-});
-export const captureDetailsSchema = z.object({
-  breakdown: z.record(z.string(), moneyJson).optional(),
-  payee: payeeJson,
-  note_to_payer: z.string().optional(),
-  soft_descriptor: z.string().optional(),
-  disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
-});
-export const refundDetailsSchema = z.object({
-  payer: payeeJson,
-  note_to_payer: z.string().optional(),
-  total_refunded_minor: z.string(),
-});
+export const authorizationDetailsSchema = z.lazy(() =>
+  z.object({
+    breakdown: z.record(z.string(), moneyJson).optional(),
+    payee: payeeJson,
+    soft_descriptor: z.string().optional(),
+  }),
+);
+export const captureDetailsSchema = z.lazy(() =>
+  z.object({
+    breakdown: z.record(z.string(), moneyJson).optional(),
+    payee: payeeJson,
+    note_to_payer: z.string().optional(),
+    soft_descriptor: z.string().optional(),
+    disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
+  }),
+);
+export const refundDetailsSchema = z.lazy(() =>
+  z.object({
+    payer: payeeJson,
+    note_to_payer: z.string().optional(),
+    total_refunded_minor: z.string(),
+  }),
+);
 
 export type AuthorizationDetails = z.output<typeof authorizationDetailsSchema>;
 export type CaptureDetails = z.output<typeof captureDetailsSchema>;
