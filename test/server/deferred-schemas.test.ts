@@ -2,7 +2,8 @@
 // modules export parse as the schemas themselves did.
 
 import { describe, expect, it } from 'vitest';
-import { onFirstUse } from '../../src/server/http/validation.js';
+import { z } from 'zod';
+import { deferredSchemas, onFirstUse } from '../../src/server/http/validation.js';
 import { moneySchema as paymentsMoney } from '../../src/server/payments/schema.js';
 import { invoiceSchema } from '../../src/server/invoicing/schema.js';
 
@@ -28,6 +29,26 @@ describe('onFirstUse', () => {
     });
     expect(() => get()).toThrow('first');
     expect(get()).toBe('second');
+  });
+});
+
+describe('deferredSchemas', () => {
+  it('builds the set once, when a handle first parses', () => {
+    let builds = 0;
+    const { a, b } = deferredSchemas(() => {
+      builds += 1;
+      return { a: z.string(), b: z.number() };
+    });
+    expect(builds).toBe(0);
+    expect(a.parse('x')).toBe('x');
+    expect(b.safeParse('x').success).toBe(false);
+    expect(b.parse(2)).toBe(2);
+    expect(builds).toBe(1);
+  });
+
+  it('a handle to a name the set lacks fails when it parses, not silently', () => {
+    const handles = deferredSchemas(() => ({ a: z.string() })) as unknown as Record<string, z.ZodType>;
+    expect(() => handles.missing!.parse('x')).toThrow('no schema named missing');
   });
 });
 

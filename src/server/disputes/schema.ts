@@ -1,7 +1,7 @@
 // Shapes at the dispute boundaries: request bodies, and the JSON column read back from storage.
 
 import { z } from 'zod';
-import { onFirstUse } from '../http/validation.js';
+import { deferredSchemas } from '../http/validation.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, OUTCOME_CODES } from './states.js';
 
 export const OFFER_TYPES = ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'] as const;
@@ -11,8 +11,8 @@ export type AcceptClaimType = (typeof ACCEPT_CLAIM_TYPES)[number];
 export const ACKNOWLEDGEMENT_TYPES = ['ITEM_RECEIVED', 'ITEM_NOT_RECEIVED', 'DAMAGED', 'EMPTY_PACKAGE_OR_DIFFERENT', 'MISSING_ITEMS'] as const;
 export type AcknowledgementType = (typeof ACKNOWLEDGEMENT_TYPES)[number];
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   const note = z.string().min(1).max(2000);
 
   const moneySchema = z.object({
@@ -188,24 +188,19 @@ const schemas = onFirstUse(() => {
     /** Minor units taken back from the seller by a decision, returned if a later decision goes the seller's way. */
     reversed_minor: z.string(),
   });
-  return { note, moneySchema, evidenceInputSchema, evidencesBodySchema, sendMessageSchema, makeOfferSchema, acceptClaimSchema, acknowledgeReturnSchema, escalateSchema, adjudicateSchema, requireEvidenceSchema, addressSchema, openDisputeSchema, buyerActionSchema, storedMoney, documentRef, party, stage, storedMessage, storedEvidence, offerEvent, detailsSchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    note, moneySchema, evidenceInputSchema, evidencesBodySchema, sendMessageSchema, makeOfferSchema, acceptClaimSchema,
+    acknowledgeReturnSchema, escalateSchema, adjudicateSchema, requireEvidenceSchema, addressSchema, openDisputeSchema,
+    buyerActionSchema, storedMoney, documentRef, party, stage, storedMessage, storedEvidence, offerEvent, detailsSchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const moneySchema = z.lazy(() => schemas().moneySchema);
-export const evidenceInputSchema = z.lazy(() => schemas().evidenceInputSchema);
-export const evidencesBodySchema = z.lazy(() => schemas().evidencesBodySchema);
-export const sendMessageSchema = z.lazy(() => schemas().sendMessageSchema);
-export const makeOfferSchema = z.lazy(() => schemas().makeOfferSchema);
-export const acceptClaimSchema = z.lazy(() => schemas().acceptClaimSchema);
-export const acknowledgeReturnSchema = z.lazy(() => schemas().acknowledgeReturnSchema);
-export const escalateSchema = z.lazy(() => schemas().escalateSchema);
-export const adjudicateSchema = z.lazy(() => schemas().adjudicateSchema);
-export const requireEvidenceSchema = z.lazy(() => schemas().requireEvidenceSchema);
-export const addressSchema = z.lazy(() => schemas().addressSchema);
-export const openDisputeSchema = z.lazy(() => schemas().openDisputeSchema);
-export const buyerActionSchema = z.lazy(() => schemas().buyerActionSchema);
-export const detailsSchema = z.lazy(() => schemas().detailsSchema);
+export const {
+  moneySchema, evidenceInputSchema, evidencesBodySchema, sendMessageSchema, makeOfferSchema, acceptClaimSchema,
+  acknowledgeReturnSchema, escalateSchema, adjudicateSchema, requireEvidenceSchema, addressSchema, openDisputeSchema,
+  buyerActionSchema, detailsSchema
+} = deferredSchemas(build);
 
 export type MoneyInput = z.infer<Built['moneySchema']>;
 export type EvidenceInput = z.infer<Built['evidenceInputSchema']>;

@@ -67,6 +67,24 @@ export function onFirstUse<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
+type LazyHandles<T extends Record<string, z.ZodType>> = { readonly [K in keyof T]: z.ZodLazy<T[K]> };
+
+/**
+ * z.lazy handles to the schemas `build` returns, which it builds (all of them, once) when one of
+ * them first parses: `export const { a, b } = deferredSchemas(build)`.
+ */
+export function deferredSchemas<T extends Record<string, z.ZodType>>(build: () => T): LazyHandles<T> {
+  const built = onFirstUse(build);
+  return new Proxy({} as LazyHandles<T>, {
+    get: (_target, name) =>
+      z.lazy(() => {
+        const schema = typeof name === 'string' ? built()[name] : undefined;
+        if (schema === undefined) throw new Error(`no schema named ${String(name)}`);
+        return schema;
+      }),
+  });
+}
+
 /** JSON pointer (RFC 6901) of a path. */
 export function jsonPointer(path: readonly PropertyKey[]): string {
   return `/${path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;

@@ -1,7 +1,7 @@
 // Request schemas of the invoicing API: templates, invoices, actions, list and search queries.
 
 import { z } from 'zod';
-import { onFirstUse, queryBoolean, queryInteger } from '../http/validation.js';
+import { deferredSchemas, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS, parseScaledDecimal } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
@@ -85,8 +85,8 @@ export const INVOICE_STATUSES = [
   'PAYMENT_PENDING',
 ] as const;
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   const dateSchema = z
     .string()
     .regex(DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
@@ -368,30 +368,22 @@ const schemas = onFirstUse(() => {
     page_size: queryInteger(1, 100).optional(),
     fields: z.string().regex(/^(all|none)$/i, 'Expected "all" or "none".').optional(),
   });
-  return { dateSchema, dateTimeSchema, moneySchema, percentSchema, quantitySchema, emailSchema, nameSchema, addressSchema, phoneSchema, contactSchema, invoicerSchema, recipientSchema, taxSchema, discountSchema, itemSchema, attachmentSchema, commonDetail, partialPaymentSchema, templateConfigurationShape, amountInputSchema, contentShape, templateInfoSchema, settingsSchema, templateSchema, invoiceDetailSchema, invoiceSchema, invoiceIdParams, templateIdParams, transactionParams, listQuerySchema, updateQuerySchema, refundSchema, paymentSchema, notificationSchema, qrSchema, dateRange, dateTimeRange, searchSchema, searchQuerySchema, templateListQuerySchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    dateSchema, dateTimeSchema, moneySchema, percentSchema, quantitySchema, emailSchema, nameSchema, addressSchema,
+    phoneSchema, contactSchema, invoicerSchema, recipientSchema, taxSchema, discountSchema, itemSchema,
+    attachmentSchema, partialPaymentSchema, amountInputSchema, templateInfoSchema, settingsSchema, templateSchema,
+    invoiceDetailSchema, invoiceSchema, invoiceIdParams, templateIdParams, transactionParams, listQuerySchema,
+    updateQuerySchema, refundSchema, paymentSchema, notificationSchema, qrSchema, dateRange, dateTimeRange,
+    searchSchema, searchQuerySchema, templateListQuerySchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const dateSchema = z.lazy(() => schemas().dateSchema);
-export const moneySchema = z.lazy(() => schemas().moneySchema);
-export const percentSchema = z.lazy(() => schemas().percentSchema);
-export const emailSchema = z.lazy(() => schemas().emailSchema);
-export const templateInfoSchema = z.lazy(() => schemas().templateInfoSchema);
-export const templateSchema = z.lazy(() => schemas().templateSchema);
-export const invoiceDetailSchema = z.lazy(() => schemas().invoiceDetailSchema);
-export const invoiceSchema = z.lazy(() => schemas().invoiceSchema);
-export const invoiceIdParams = z.lazy(() => schemas().invoiceIdParams);
-export const templateIdParams = z.lazy(() => schemas().templateIdParams);
-export const transactionParams = z.lazy(() => schemas().transactionParams);
-export const listQuerySchema = z.lazy(() => schemas().listQuerySchema);
-export const updateQuerySchema = z.lazy(() => schemas().updateQuerySchema);
-export const refundSchema = z.lazy(() => schemas().refundSchema);
-export const paymentSchema = z.lazy(() => schemas().paymentSchema);
-export const notificationSchema = z.lazy(() => schemas().notificationSchema);
-export const qrSchema = z.lazy(() => schemas().qrSchema);
-export const searchSchema = z.lazy(() => schemas().searchSchema);
-export const searchQuerySchema = z.lazy(() => schemas().searchQuerySchema);
-export const templateListQuerySchema = z.lazy(() => schemas().templateListQuerySchema);
+export const {
+  dateSchema, moneySchema, percentSchema, emailSchema, templateInfoSchema, templateSchema, invoiceDetailSchema, invoiceSchema,
+  invoiceIdParams, templateIdParams, transactionParams, listQuerySchema, updateQuerySchema, refundSchema, paymentSchema,
+  notificationSchema, qrSchema, searchSchema, searchQuerySchema, templateListQuerySchema
+} = deferredSchemas(build);
 
 export type MoneyInput = z.infer<Built['moneySchema']>;
 export type ItemInput = z.infer<Built['itemSchema']>;

@@ -1,14 +1,14 @@
 // Request schemas of the notifications API.
 
 import { z } from 'zod';
-import { onFirstUse, queryInteger } from '../http/validation.js';
+import { deferredSchemas, queryInteger } from '../http/validation.js';
 import { DELIVERY_STATUSES } from './states.js';
 
 const RFC3339 =
   /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   const eventTypeName = z.string().min(1).max(100);
 
   const createWebhookSchema = z.object({
@@ -97,21 +97,17 @@ const schemas = onFirstUse(() => {
     status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
     page_size: queryInteger(1, 500).default(100),
   });
-  return { eventTypeName, createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema, resourceId, webhookPathSchema, eventPathSchema, certPathSchema, timestamp, listEventsQuerySchema, resendSchema, simulateSchema, verifySchema, listDeliveriesQuerySchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    eventTypeName, createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema,
+    resourceId, webhookPathSchema, eventPathSchema, certPathSchema, timestamp, listEventsQuerySchema, resendSchema,
+    simulateSchema, verifySchema, listDeliveriesQuerySchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const createWebhookSchema = z.lazy(() => schemas().createWebhookSchema);
-export const eventTypesValueSchema = z.lazy(() => schemas().eventTypesValueSchema);
-export const urlValueSchema = z.lazy(() => schemas().urlValueSchema);
-export const patchSchema = z.lazy(() => schemas().patchSchema);
-export const listWebhooksQuerySchema = z.lazy(() => schemas().listWebhooksQuerySchema);
-export const webhookPathSchema = z.lazy(() => schemas().webhookPathSchema);
-export const eventPathSchema = z.lazy(() => schemas().eventPathSchema);
-export const certPathSchema = z.lazy(() => schemas().certPathSchema);
-export const listEventsQuerySchema = z.lazy(() => schemas().listEventsQuerySchema);
-export const resendSchema = z.lazy(() => schemas().resendSchema);
-export const simulateSchema = z.lazy(() => schemas().simulateSchema);
-export const verifySchema = z.lazy(() => schemas().verifySchema);
-export const listDeliveriesQuerySchema = z.lazy(() => schemas().listDeliveriesQuerySchema);
+export const {
+  createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema, webhookPathSchema,
+  eventPathSchema, certPathSchema, listEventsQuerySchema, resendSchema, simulateSchema, verifySchema,
+  listDeliveriesQuerySchema
+} = deferredSchemas(build);
 

@@ -1,11 +1,11 @@
 // Request bodies of the checkout orders endpoints (only what is needed to authorize or capture).
 
 import { z } from 'zod';
-import { onFirstUse } from '../http/validation.js';
+import { deferredSchemas } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   const itemSchema = z.object({
     name: z.string().min(1).max(127),
     unit_amount: moneySchema,
@@ -57,16 +57,16 @@ const schemas = onFirstUse(() => {
   });
   const orderActionSchema = z.object({ payment_source: paymentSourceSchema.optional() });
   const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
-  return { itemSchema, payeeSchema, purchaseUnitSchema, cardSchema, paymentSourceSchema, createOrderSchema, orderActionSchema, orderParamsSchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    itemSchema, payeeSchema, purchaseUnitSchema, cardSchema, paymentSourceSchema, createOrderSchema, orderActionSchema,
+    orderParamsSchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const itemSchema = z.lazy(() => schemas().itemSchema);
-export const purchaseUnitSchema = z.lazy(() => schemas().purchaseUnitSchema);
-export const paymentSourceSchema = z.lazy(() => schemas().paymentSourceSchema);
-export const createOrderSchema = z.lazy(() => schemas().createOrderSchema);
-export const orderActionSchema = z.lazy(() => schemas().orderActionSchema);
-export const orderParamsSchema = z.lazy(() => schemas().orderParamsSchema);
+export const {
+  itemSchema, purchaseUnitSchema, paymentSourceSchema, createOrderSchema, orderActionSchema, orderParamsSchema
+} = deferredSchemas(build);
 
 export type PurchaseUnitInput = z.output<Built['purchaseUnitSchema']>;
 export type PaymentSourceInput = z.output<Built['paymentSourceSchema']>;

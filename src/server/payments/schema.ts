@@ -1,7 +1,7 @@
 // Request bodies of the payments endpoints, and the Money shapes orders share.
 
 import { z } from 'zod';
-import { onFirstUse } from '../http/validation.js';
+import { deferredSchemas } from '../http/validation.js';
 
 const MONEY_VALUE = /^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/;
 
@@ -17,8 +17,8 @@ export const BREAKDOWN_PARTS = [
 ] as const;
 export type BreakdownPart = (typeof BREAKDOWN_PARTS)[number];
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   const moneySchema = z.object({
     currency_code: z.string().length(3),
     value: z.string().max(32).regex(MONEY_VALUE),
@@ -57,19 +57,17 @@ const schemas = onFirstUse(() => {
 
   const kycBodySchema = z.object({ status: z.enum(['PENDING', 'VERIFIED']) });
   const reviewBodySchema = z.object({ decision: z.enum(['APPROVE', 'DENY']) });
-  return { moneySchema, breakdownSchema, amountWithBreakdownSchema, paymentInstructionSchema, captureBodySchema, refundBodySchema, reauthorizeBodySchema, idParamsSchema, kycBodySchema, reviewBodySchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    moneySchema, breakdownSchema, amountWithBreakdownSchema, paymentInstructionSchema, captureBodySchema,
+    refundBodySchema, reauthorizeBodySchema, idParamsSchema, kycBodySchema, reviewBodySchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const moneySchema = z.lazy(() => schemas().moneySchema);
-export const breakdownSchema = z.lazy(() => schemas().breakdownSchema);
-export const amountWithBreakdownSchema = z.lazy(() => schemas().amountWithBreakdownSchema);
-export const captureBodySchema = z.lazy(() => schemas().captureBodySchema);
-export const refundBodySchema = z.lazy(() => schemas().refundBodySchema);
-export const reauthorizeBodySchema = z.lazy(() => schemas().reauthorizeBodySchema);
-export const idParamsSchema = z.lazy(() => schemas().idParamsSchema);
-export const kycBodySchema = z.lazy(() => schemas().kycBodySchema);
-export const reviewBodySchema = z.lazy(() => schemas().reviewBodySchema);
+export const {
+  moneySchema, breakdownSchema, amountWithBreakdownSchema, captureBodySchema, refundBodySchema, reauthorizeBodySchema,
+  idParamsSchema, kycBodySchema, reviewBodySchema
+} = deferredSchemas(build);
 
 export type MoneyInput = z.output<Built['moneySchema']>;
 export type AmountWithBreakdownInput = z.output<Built['amountWithBreakdownSchema']>;

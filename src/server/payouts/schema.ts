@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { MoneyParseError, isSupportedCurrency, toMinorUnits } from '../../lib/money.js';
 import { ServiceError, type ErrorDetail } from '../http/errors.js';
-import { onFirstUse, queryBoolean, queryInteger, toDetails } from '../http/validation.js';
+import { deferredSchemas, queryBoolean, queryInteger, toDetails } from '../http/validation.js';
 
 export const MAX_BATCH_ITEMS = 15_000;
 
@@ -79,8 +79,8 @@ export function parseCreatePayout(body: unknown): CreatePayoutRequest {
   return result.data;
 }
 
-// Built on first use (http/validation.ts, onFirstUse): zod builds every schema it is given at once.
-const schemas = onFirstUse(() => {
+// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
+function build() {
   /** Payouts money is `{ currency, value }`; value and currency are checked together. */
   const payoutAmount = z
     .object({
@@ -165,15 +165,14 @@ const schemas = onFirstUse(() => {
 
   /** A sandbox top-up of the merchant balance: the same `{ currency, value }` with the same checks. */
   const topUpSchema = payoutAmount;
-  return { payoutAmount, itemNote, phone, payoutItemSchema, senderBatchHeaderSchema, createPayoutSchema, batchQuerySchema, batchPathSchema, itemPathSchema, topUpSchema };
-});
-type Built = ReturnType<typeof schemas>;
+  return {
+    payoutAmount, itemNote, phone, payoutItemSchema, senderBatchHeaderSchema, createPayoutSchema, batchQuerySchema,
+    batchPathSchema, itemPathSchema, topUpSchema,
+  };
+}
+type Built = ReturnType<typeof build>;
 
-export const createPayoutSchema = z.lazy(() => schemas().createPayoutSchema);
-export const batchQuerySchema = z.lazy(() => schemas().batchQuerySchema);
-export const batchPathSchema = z.lazy(() => schemas().batchPathSchema);
-export const itemPathSchema = z.lazy(() => schemas().itemPathSchema);
-export const topUpSchema = z.lazy(() => schemas().topUpSchema);
+export const { createPayoutSchema, batchQuerySchema, batchPathSchema, itemPathSchema, topUpSchema } = deferredSchemas(build);
 
 export type CreatePayoutRequest = z.infer<Built['createPayoutSchema']>;
 export type PayoutItemRequest = z.infer<Built['payoutItemSchema']>;
