@@ -24,12 +24,19 @@ export interface Served {
 }
 
 const made: string[] = [];
-// A full run makes ~25 directories, some with 150 MB databases: all go when the bench exits
-// (BENCH_KEEP=1 keeps them, to look at a database afterwards).
-process.on('exit', () => {
+// A full run makes ~25 directories, some with 150 MB databases: all go when the bench exits or is
+// stopped by Ctrl-C or SIGTERM (BENCH_KEEP=1 keeps them, to look at a database afterwards).
+function removeTempDirs(): void {
   if (process.env.BENCH_KEEP === '1') return;
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+process.on('exit', removeTempDirs);
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    removeTempDirs();
+    process.exit(code);
+  });
+}
 
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `payctl-bench-${prefix}-`));

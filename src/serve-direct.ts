@@ -10,6 +10,11 @@ import { parseServeArgs } from './lib/serve-flags.js';
 export async function serveDirect(argv: readonly string[], root: URL): Promise<boolean> {
   const flags = parseServeArgs(argv, process.env);
   if (flags === null) return false;
+  // As oclif does for every command: a reader that went away (`payctl serve | head -1`) must not
+  // stop the server with an unhandled EPIPE when it prints its banner.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   try {
     process.exitCode = await runServe(flags, fileURLToPath(root));
   } catch (error) {

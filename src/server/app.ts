@@ -1,7 +1,7 @@
 // Builds the Fastify app: plumbing, authentication on every route, and each domain's routes.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { DOMAINS } from './domains.js';
 import { createAuthenticator } from './http/auth.js';
@@ -34,12 +34,28 @@ function noJsonSchemas(): never {
 }
 const noSchemaCompilers = { buildValidator: () => noJsonSchemas, buildSerializer: () => noJsonSchemas };
 
+/** Marks a HEAD request that is routed as GET (below), so that the log still says HEAD. */
+const SERVED_AS_GET = Symbol('payctl.servedAsGet');
+type HeadAsGet = IncomingMessage & { [SERVED_AS_GET]?: true };
+
+/** The request in log lines: Fastify's own fields, with the method the client sent. */
+function requestForLog(request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: (request.raw as HeadAsGet)[SERVED_AS_GET] ? 'HEAD' : request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** Headers may carry a 16,000-character bearer token and 10,000-character assertions. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
 export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: { level: options.logLevel, stream: options.logDestination ?? process.stderr },
+    logger: { level: options.logLevel, stream: options.logDestination ?? process.stderr, serializers: { req: requestForLog } },
     bodyLimit: deps.config.bodyLimit,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -66,7 +82,10 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
           // the handler writes (decided when it made the response), and keeps the headers, length
           // included. Fastify's own way, a HEAD twin of every GET route, doubled route registration:
           // ~9 ms of every start.
-          if (request.method === 'HEAD') request.method = 'GET';
+          if (request.method === 'HEAD') {
+            request.method = 'GET';
+            (request as HeadAsGet)[SERVED_AS_GET] = true;
+          }
           handler(request, response);
         },
       ),

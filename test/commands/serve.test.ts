@@ -1,6 +1,7 @@
 // `payctl serve --json` as a user runs it: a child process, then other payctl commands against it.
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -138,6 +139,44 @@ describe('payctl serve where the profile cannot be written', () => {
       const url = /listening on (\S+)/.exec(banner[0] ?? '')?.[1];
       const health = await fetch(`${url}/_payctl/health`);
       expect(health.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await waitForExit(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('payctl serve whose stdout reader has gone', () => {
+  it('keeps serving after the banner meets a closed pipe (EPIPE), and stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-epipe-'));
+    // A port known in advance: the banner that would say it is the write that fails.
+    const probe = createServer();
+    const port = await new Promise<number>((done) => probe.listen(0, '127.0.0.1', () => done((probe.address() as AddressInfo).port)));
+    await new Promise((done) => probe.close(done));
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--db', ':memory:', '--no-save-profile'], {
+      env: baseEnv(dir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      const deadline = Date.now() + 20_000;
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline && child.exitCode === null) {
+        status = await fetch(`http://127.0.0.1:${port}/_payctl/health`).then((answer) => answer.status, () => 0);
+        if (status !== 200) await new Promise((done) => setTimeout(done, 50));
+      }
+      expect(status).toBe(200);
+      // The banner is written right after the server listens; give the failed write time to surface.
+      await new Promise((done) => setTimeout(done, 500));
+      expect(child.exitCode).toBeNull();
+      expect(stderr).not.toContain('EPIPE');
+      expect((await fetch(`http://127.0.0.1:${port}/_payctl/health`)).status).toBe(200);
       child.kill('SIGTERM');
       expect(await waitForExit(child)).toBe(0);
     } finally {

@@ -197,6 +197,26 @@ describe('error shape and validation', () => {
     expect(notServed.body.length).toBe(0);
   });
 
+  it('logs a HEAD request as HEAD, though the GET route serves it', async () => {
+    const lines: string[] = [];
+    const logged = await startTestServer({ logLevel: 'info', logDestination: { write: (line) => void lines.push(line) } });
+    try {
+      const { port } = new URL(logged.url);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('HEAD /_payctl/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+        );
+        socket.on('data', () => undefined);
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      const incoming = lines.map((line) => JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string } }).filter((entry) => entry.msg === 'incoming request');
+      expect(incoming.map((entry) => `${entry.req?.method} ${entry.req?.url}`)).toContain('HEAD /_payctl/health');
+    } finally {
+      await logged.close();
+    }
+  });
+
   it('lists HEAD beside GET among the allowed methods of a GET route', async () => {
     const result = await t.request('DELETE', '/_payctl/health');
     expect(result.status).toBe(405);
