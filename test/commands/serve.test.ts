@@ -107,6 +107,18 @@ describe('payctl serve --json', () => {
   });
 });
 
+/** Sends SIGTERM; the exit code it ends with. */
+async function stopWithSigterm(child: ChildProcess): Promise<number | null> {
+  child.kill('SIGTERM');
+  return waitForExit(child);
+}
+
+/** After a test, pass or fail: no server left running, no directory left behind. */
+function killAndRemove(child: ChildProcess, dir: string): void {
+  if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+}
+
 describe('payctl serve where the profile cannot be written', () => {
   it('keeps serving, warns on stderr, and does not claim the profile in its banner', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-noprofile-'));
@@ -139,11 +151,9 @@ describe('payctl serve where the profile cannot be written', () => {
       const url = /listening on (\S+)/.exec(banner[0] ?? '')?.[1];
       const health = await fetch(`${url}/_payctl/health`);
       expect(health.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await waitForExit(child)).toBe(0);
+      expect(await stopWithSigterm(child)).toBe(0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      killAndRemove(child, dir);
     }
   }, 30_000);
 });
@@ -177,11 +187,9 @@ describe('payctl serve whose stdout reader has gone', () => {
       expect(child.exitCode).toBeNull();
       expect(stderr).not.toContain('EPIPE');
       expect((await fetch(`http://127.0.0.1:${port}/_payctl/health`)).status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await waitForExit(child)).toBe(0);
+      expect(await stopWithSigterm(child)).toBe(0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      killAndRemove(child, dir);
     }
   }, 30_000);
 });
