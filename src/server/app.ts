@@ -104,9 +104,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routes.add(route.url, methods);
     const auth = route.config?.auth ?? 'bearer';
-    for (const method of methods) {
-      listed.push({ method, url: route.url, auth });
-    }
+    for (const method of methods) listed.push({ method, url: route.url, auth });
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [authenticatorFor(auth), ...existing];
   });

@@ -1,7 +1,7 @@
 // Shapes at the dispute boundaries: request bodies, and the JSON column read back from storage.
 
 import { z } from 'zod';
-import { deferredSchemas } from '../http/validation.js';
+import { deferredSchemas, portableAddressSchema } from '../http/validation.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, OUTCOME_CODES } from './states.js';
 
 export const OFFER_TYPES = ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'] as const;
@@ -75,18 +75,8 @@ function build() {
   const adjudicateSchema = z.object({ adjudication_outcome: z.enum(['BUYER_FAVOR', 'SELLER_FAVOR']) });
   const requireEvidenceSchema = z.object({ action: z.enum(['BUYER_EVIDENCE', 'SELLER_EVIDENCE']) });
 
-  /** address_portable, for return shipping addresses. */
-  const addressSchema = z.object({
-    country_code: z.string().regex(/^([A-Z]{2}|C2)$/),
-    address_line_1: z.string().max(300).optional(),
-    address_line_2: z.string().max(300).optional(),
-    address_line_3: z.string().max(100).optional(),
-    admin_area_4: z.string().max(100).optional(),
-    admin_area_3: z.string().max(100).optional(),
-    admin_area_2: z.string().max(120).optional(),
-    admin_area_1: z.string().max(300).optional(),
-    postal_code: z.string().max(60).optional(),
-  });
+  /** For return shipping addresses. */
+  const addressSchema = portableAddressSchema();
   // --- the buyer's side (control plane) ---
 
   const openDisputeSchema = z.object({

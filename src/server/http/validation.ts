@@ -139,6 +139,21 @@ export function queryInteger(min: number, max: number) {
     .pipe(z.number().int().min(min).max(max));
 }
 
+/** The API's portable address (address_portable), shared by invoices and dispute returns. */
+export function portableAddressSchema() {
+  return z.object({
+    country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
+    address_line_1: z.string().max(300).optional(),
+    address_line_2: z.string().max(300).optional(),
+    address_line_3: z.string().max(100).optional(),
+    admin_area_4: z.string().max(100).optional(),
+    admin_area_3: z.string().max(100).optional(),
+    admin_area_2: z.string().max(120).optional(),
+    admin_area_1: z.string().max(300).optional(),
+    postal_code: z.string().max(60).optional(),
+  });
+}
+
 export function queryBoolean() {
   return z.enum(['true', 'false']).transform((value) => value === 'true');
 }

@@ -1,7 +1,7 @@
 // Request schemas of the invoicing API: templates, invoices, actions, list and search queries.
 
 import { z } from 'zod';
-import { deferredSchemas, queryBoolean, queryInteger } from '../http/validation.js';
+import { deferredSchemas, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS, parseScaledDecimal } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
@@ -116,16 +116,7 @@ function build() {
     full_name: z.string().max(300).optional(),
   });
 
-  const addressSchema = z.object({
-    country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
-    address_line_1: z.string().max(300).optional(),
-    address_line_2: z.string().max(300).optional(),
-    address_line_3: z.string().max(100).optional(),
-    admin_area_4: z.string().max(100).optional(),
-    admin_area_3: z.string().max(100).optional(),
-    admin_area_2: z.string().max(120).optional(),
-    admin_area_1: z.string().max(300).optional(),
-    postal_code: z.string().max(60).optional(),
+  const addressSchema = portableAddressSchema().extend({
     address_details: z
       .object({
         street_number: z.string().max(100).optional(),
