@@ -219,6 +219,12 @@ describe('invoice and payout checks', () => {
       row: { problem: 'not JSON' },
     },
     {
+      what: 'a stored invoice body changed without its view template (list pages would show the old one)',
+      corrupt: update((id) => sql`UPDATE invoices SET body = json_set(body, '$.input.items[0].name', 'Renamed') WHERE id = ${id()}`, () => ids.partlyRefunded),
+      reported: 'stored-invoices-valid',
+      row: { problem: expect.stringMatching(/^view_template: /) },
+    },
+    {
       what: 'a batch amount one cent off its items',
       corrupt: update((id) => sql`UPDATE payout_batches SET amount_minor = amount_minor + 1 WHERE id = ${id()}`, () => ids.batch),
       reported: 'payout-batch-totals-match-items',

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
 import { storedInvoiceProblem } from '../invoicing/resource.js';
+import { VIEW_TEMPLATE_VERSION, viewTemplate } from '../invoicing/view-template.js';
 import type { AuditCheck, CodeCheck } from './checks.js';
 
 const scope = (column: string, accountId: string | null) =>
@@ -88,17 +89,26 @@ export const INVOICE_CHECKS: readonly AuditCheck[] = [
  */
 export const STORED_INVOICE_CHECK: CodeCheck = {
   name: 'stored-invoices-valid',
-  description: "every stored invoice body passes the invoice schema (reads do not validate it again)",
+  description: 'every stored invoice body passes the invoice schema (reads do not validate it again), and its view template is its own',
   tables: ['invoices'],
   async run(db: Db, accountId: string | null) {
     const problems: Array<Record<string, unknown>> = [];
     let after = '';
     for (;;) {
-      let query = db.selectFrom('invoices').select(['account_id', 'id', 'body']).where('id', '>', after).orderBy('id').limit(1_000);
+      let query = db
+        .selectFrom('invoices')
+        .select(['account_id', 'id', 'body', 'currency', 'view_template'])
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(1_000);
       if (accountId !== null) query = query.where('account_id', '=', accountId);
       const rows = await query.execute();
       for (const row of rows) {
-        const problem = storedInvoiceProblem(row.body);
+        let problem = storedInvoiceProblem(row.body);
+        // List pages are written from the view template: one of this version must be the body's.
+        if (problem === undefined && row.view_template?.startsWith(`${VIEW_TEMPLATE_VERSION}\n`) && row.view_template !== viewTemplate(row.body, row.currency)) {
+          problem = 'view_template: does not match the body (list pages would show something else than the invoice)';
+        }
         if (problem !== undefined) problems.push({ account_id: row.account_id, invoice_id: row.id, problem });
       }
       const last = rows.at(-1);

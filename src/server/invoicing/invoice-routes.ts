@@ -26,6 +26,9 @@ import {
 } from './schema.js';
 import { toSearch } from './search.js';
 
+/** Pages are sent as the JSON text the service made (Fastify would otherwise treat a string as text/plain). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const outboxQuerySchema = z.lazy(() =>
   z.object({
     invoice_id: z.string().min(1).max(100).optional(),
@@ -37,10 +40,11 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   const base = '/v2/invoicing/invoices';
   const one = `${base}/:invoice_id`;
 
-  app.get(base, async (request) => {
+  app.get(base, async (request, reply) => {
     throwMockedError(request);
     const query = parseQuery(listQuerySchema, request.query);
-    return invoices.listInvoices(serviceContext(deps, request), query);
+    const page = await invoices.listInvoices(serviceContext(deps, request), query);
+    return reply.type(JSON_TYPE).send(page.json);
   });
 
   app.post(base, async (request, reply) => {
@@ -171,11 +175,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     return sendResult(reply, result);
   });
 
-  app.post('/v2/invoicing/search-invoices', async (request) => {
+  app.post('/v2/invoicing/search-invoices', async (request, reply) => {
     throwMockedError(request);
     const query = parseQuery(searchQuerySchema, request.query);
     const search = toSearch(parseBody(searchSchema, request.body));
-    return invoices.searchInvoices(serviceContext(deps, request), search, query);
+    const page = await invoices.searchInvoices(serviceContext(deps, request), search, query);
+    return reply.type(JSON_TYPE).send(page.json);
   });
 
   app.get('/_payctl/outbox', async (request) => {

@@ -7,10 +7,11 @@ import { prefixedId, upperId } from '../core/ids.js';
 import { serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { priceContent } from './pricing.js';
-import { invoiceResource, invoiceSummary, viewOf, statusOf, type InvoiceResource, type StoredInvoice } from './resource.js';
+import { invoiceResource, invoiceSummary, NO_TRANSACTIONS, viewOf, statusOf, type InvoiceResource, type StoredInvoice } from './resource.js';
 import type { InvoiceInput } from './schema.js';
 import { assertCanPerform } from './states.js';
 import * as store from './store.js';
+import { appendInvoiceJson } from './view-template.js';
 
 export const todayOf = (now: Date): string => now.toISOString().slice(0, 10);
 
@@ -68,7 +69,7 @@ export async function ownInvoice(ctx: ServiceContext, id: string): Promise<store
 }
 
 /** Fills the row's scalar columns and the stored body from a whole invoice body. */
-async function buildRow(ctx: ServiceContext, input: InvoiceInput, current: store.InvoiceRow | undefined): Promise<store.InvoiceRow> {
+async function buildRow(ctx: ServiceContext, input: InvoiceInput, current: store.InvoiceRow | undefined): Promise<store.InvoiceWrite> {
   const amounts = priceContent(input);
   const invoiceDate = input.detail.invoice_date ?? current?.invoice_date ?? todayOf(ctx.now);
   const number = input.detail.invoice_number ?? current?.invoice_number ?? (await takeNextNumber(ctx));
@@ -108,7 +109,7 @@ async function buildRow(ctx: ServiceContext, input: InvoiceInput, current: store
     reference: input.detail.reference ?? null,
     memo: input.detail.memo ?? null,
     body: JSON.stringify(stored),
-    transactions: current?.transactions ?? JSON.stringify({ payments: [], refunds: [] }),
+    transactions: current?.transactions ?? NO_TRANSACTIONS,
     create_time: current?.create_time ?? time,
     update_time: time,
     first_sent_time: current?.first_sent_time ?? null,
@@ -164,11 +165,9 @@ export async function deleteInvoice(ctx: ServiceContext, id: string): Promise<vo
   await store.deleteInvoice(ctx.db, ctx.accountId, id);
 }
 
+/** A page of invoices as its JSON text: invoices are read from their view templates (view-template.ts). */
 export interface InvoicePage {
-  total_pages?: number;
-  total_items?: number;
-  items: Array<Record<string, unknown>>;
-  links: Link[];
+  json: string;
 }
 
 export interface PageQuery {
@@ -190,9 +189,17 @@ function pageLinks(baseUrl: string, path: string, page: number, size: number, to
   return links;
 }
 
-function pageOf(ctx: ServiceContext, rows: store.InvoiceRow[], query: PageQuery): Array<Record<string, unknown>> {
-  if (query.fields === 'none') return rows.map((row) => invoiceSummary(row, ctx.baseUrl));
-  return rows.map((row) => invoiceResource(viewOf(row), ctx.baseUrl));
+function pageOf(ctx: ServiceContext, rows: store.InvoiceRow[], query: PageQuery, links: Link[], totalItems: number, size: number): InvoicePage {
+  const out: string[] = ['{'];
+  if (query.total_required) out.push('"total_pages":', String(Math.ceil(totalItems / size)), ',"total_items":', String(totalItems), ',');
+  out.push('"items":[');
+  rows.forEach((row, index) => {
+    if (index > 0) out.push(',');
+    if (query.fields === 'none') out.push(JSON.stringify(invoiceSummary(row, ctx.baseUrl)));
+    else appendInvoiceJson(out, row, ctx.baseUrl);
+  });
+  out.push('],"links":', JSON.stringify(links), '}');
+  return { json: out.join('') };
 }
 
 /** GET /v2/invoicing/invoices: newest first, `page_size` (≤ 100) per page. */
@@ -202,9 +209,7 @@ export async function listInvoices(ctx: ServiceContext, query: PageQuery): Promi
   const totalItems = await store.countInvoices(ctx.db, ctx.accountId);
   const rows = await store.listInvoicePage(ctx.db, ctx.accountId, size, (page - 1) * size);
   const extra = `${query.total_required ? '&total_required=true' : ''}${query.fields ? `&fields=${query.fields}` : ''}`;
-  const result: InvoicePage = { items: pageOf(ctx, rows, query), links: pageLinks(ctx.baseUrl, '/v2/invoicing/invoices', page, size, totalItems, extra) };
-  if (query.total_required) return { total_pages: Math.ceil(totalItems / size), total_items: totalItems, ...result };
-  return result;
+  return pageOf(ctx, rows, query, pageLinks(ctx.baseUrl, '/v2/invoicing/invoices', page, size, totalItems, extra), totalItems, size);
 }
 
 export async function searchInvoices(ctx: ServiceContext, search: store.InvoiceSearch, query: PageQuery): Promise<InvoicePage> {
@@ -214,7 +219,5 @@ export async function searchInvoices(ctx: ServiceContext, search: store.InvoiceS
   const rows = await store.searchInvoices(ctx.db, ctx.accountId, search, size, (page - 1) * size);
   const extra = query.total_required ? '&total_required=true' : '';
   const links = pageLinks(ctx.baseUrl, '/v2/invoicing/search-invoices', page, size, totalItems, extra).map((item) => ({ ...item, method: 'POST' as const }));
-  const result: InvoicePage = { items: pageOf(ctx, rows, query), links };
-  if (query.total_required) return { total_pages: Math.ceil(totalItems / size), total_items: totalItems, ...result };
-  return result;
+  return pageOf(ctx, rows, query, links, totalItems, size);
 }

@@ -7,7 +7,7 @@ import type { InvoiceAmounts } from './amounts.js';
 import { priceContent, renderAmount, renderItems } from './pricing.js';
 import { invoiceSchema, notificationSchema, type InvoiceInput, type NotificationInput } from './schema.js';
 import type { InvoiceStatus } from './states.js';
-import type { InvoiceRow } from './store.js';
+import type { InvoiceWrite as InvoiceRow } from './store.js';
 
 const storedInvoiceSchema = z.lazy(() =>
   z.object({
@@ -68,6 +68,9 @@ export function storedInvoiceProblem(body: string): string | undefined {
   const issue = result.error.issues[0];
   return issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid';
 }
+
+/** The transactions column of an invoice without payments or refunds, as written. */
+export const NO_TRANSACTIONS = JSON.stringify({ payments: [], refunds: [] });
 
 export function parseTransactions(row: InvoiceRow): Transactions {
   return transactionsSchema.parse(JSON.parse(row.transactions));
@@ -133,10 +136,8 @@ function metadataOf(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
 
 export type InvoiceResource = Record<string, unknown> & { id: string; status: InvoiceStatus; links: Link[] };
 
-export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceResource {
-  const { row, stored, transactions, amounts } = view;
-  const input: InvoiceInput = stored.input;
-  const currency = row.currency;
+/** `detail`: the body's detail with the stored number and date, and the metadata. */
+function detailOf(input: InvoiceInput, row: InvoiceRow, baseUrl: string): Record<string, unknown> {
   const paymentTerm: Record<string, unknown> = { ...(input.detail.payment_term ?? {}) };
   const detail: Record<string, unknown> = {
     ...input.detail,
@@ -145,36 +146,65 @@ export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceReso
     metadata: metadataOf(row, baseUrl),
   };
   if (Object.keys(paymentTerm).length > 0) detail.payment_term = paymentTerm;
-  const resource: InvoiceResource = { id: row.id, status: statusOf(row), detail, links: invoiceLinks(row, baseUrl) };
-  if (input.invoicer) resource.invoicer = input.invoicer;
-  if (input.primary_recipients) resource.primary_recipients = input.primary_recipients;
-  if (input.additional_recipients) resource.additional_recipients = input.additional_recipients;
-  if (input.items) resource.items = renderItems(input.items, stored.item_ids, amounts, currency);
-  resource.configuration = {
+  return detail;
+}
+
+/**
+ * What follows `detail` and depends on the body alone (parties, items, configuration, amount): the
+ * part of an invoice a view template keeps rendered (view-template.ts).
+ */
+export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, currency: string): Record<string, unknown> {
+  const input: InvoiceInput = stored.input;
+  const content: Record<string, unknown> = {};
+  if (input.invoicer) content.invoicer = input.invoicer;
+  if (input.primary_recipients) content.primary_recipients = input.primary_recipients;
+  if (input.additional_recipients) content.additional_recipients = input.additional_recipients;
+  if (input.items) content.items = renderItems(input.items, stored.item_ids, amounts, currency);
+  content.configuration = {
     tax_calculated_after_discount: true,
     tax_inclusive: false,
     allow_tip: false,
     partial_payment: { allow_partial_payment: false },
     ...(input.configuration ?? {}),
   };
-  resource.amount = renderAmount(input, amounts);
-  resource.due_amount = money(dueMinor(row), currency);
+  content.amount = renderAmount(input, amounts);
+  return content;
+}
+
+/** What follows the content and depends on the row's state: the due amount, payments, refunds. */
+export function settlementOf(row: InvoiceRow, transactions: Transactions): Record<string, unknown> {
+  const currency = row.currency;
+  const settlement: Record<string, unknown> = { due_amount: money(dueMinor(row), currency) };
   if (transactions.payments.length > 0) {
-    resource.payments = {
+    settlement.payments = {
       paid_amount: money(row.paid_minor, currency),
       transactions: transactions.payments.map(({ amount_minor: minor, ...payment }) => ({ ...payment, amount: money(BigInt(minor), currency) })),
     };
   }
   if (transactions.refunds.length > 0) {
-    resource.refunds = {
+    settlement.refunds = {
       refund_amount: money(row.refunded_minor, currency),
       transactions: transactions.refunds.map(({ amount_minor: minor, ...refund }) => ({ ...refund, amount: money(BigInt(minor), currency) })),
     };
   }
-  // Keep the order readers expect: links last.
-  const { links, ...rest } = resource;
-  return { ...rest, links } as InvoiceResource;
+  return settlement;
 }
+
+export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceResource {
+  const { row, stored, transactions, amounts } = view;
+  return {
+    id: row.id,
+    status: statusOf(row),
+    detail: detailOf(stored.input, row, baseUrl),
+    ...contentOf(stored, amounts, row.currency),
+    ...settlementOf(row, transactions),
+    // Links last, where readers expect them.
+    links: invoiceLinks(row, baseUrl),
+  };
+}
+
+/** The pieces of the JSON text that depend on the row, for a view template's holes. */
+export const rowParts = { metadataOf, invoiceLinks };
 
 /** `fields=none`: the invoice's id, status and number only. */
 export function invoiceSummary(row: InvoiceRow, baseUrl: string): Record<string, unknown> {

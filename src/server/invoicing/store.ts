@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/schema.js';
 import { listIndexOf, noteInvoiceRowsChanged, seekFrom } from './page-index.js';
+import { viewTemplate } from './view-template.js';
 
 export interface TemplateRow {
   id: string;
@@ -40,7 +41,12 @@ export interface InvoiceRow {
   first_sent_time: string | null;
   last_sent_time: string | null;
   cancel_time: string | null;
+  /** The body's rendering for reads (view-template.ts), written with the body; null in rows older than it. */
+  view_template: string | null;
 }
+
+/** An invoice as written: the store derives its view template from the body. */
+export type InvoiceWrite = Omit<InvoiceRow, 'view_template'>;
 
 export interface OutboxRow {
   seq: bigint | null;
@@ -155,14 +161,19 @@ export function findInvoiceByNumber(db: Queryable, accountId: string, number: st
     .executeTakeFirst();
 }
 
-export async function insertInvoice(db: Queryable, row: InvoiceRow): Promise<void> {
+export async function insertInvoice(db: Queryable, row: InvoiceWrite): Promise<void> {
   noteInvoiceRowsChanged();
-  await db.insertInto('invoices').values(row).execute();
+  await db.insertInto('invoices').values({ ...row, view_template: viewTemplate(row.body, row.currency) }).execute();
 }
 
-export async function updateInvoice(db: Queryable, row: InvoiceRow): Promise<void> {
+export async function updateInvoice(db: Queryable, row: InvoiceWrite): Promise<void> {
   const { id, account_id: accountId, ...rest } = row;
-  await db.updateTable('invoices').set(rest).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await db
+    .updateTable('invoices')
+    .set({ ...rest, view_template: viewTemplate(row.body, row.currency) })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteInvoice(db: Queryable, accountId: string, id: string): Promise<void> {

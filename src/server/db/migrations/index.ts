@@ -5,6 +5,7 @@ import { ledgerMigration } from './0002-ledger.js';
 import { disputesMigration } from './0005-disputes.js';
 import { notificationsMigration } from './0007-notifications.js';
 import { invoicingMigration } from './0004-invoicing.js';
+import { invoiceViewsMigration } from './0008-invoice-views.js';
 import { paymentsMigration } from './0003-payments.js';
 import { payoutsMigration } from './0006-payouts.js';
 import type { Migration } from './types.js';
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   disputesMigration, // 0005 disputes
   payoutsMigration, // 0006 payouts
   notificationsMigration,
+  invoiceViewsMigration, // 0008 invoice view templates
 ].sort((a, b) => a.id - b.id);
