@@ -24,8 +24,15 @@ import { AUTH_ALGO, certUrl, signTransmissionAsync, type SigningKeys } from './s
 import * as store from './store.js';
 import { guardedLookup, receiverUrlProblem } from './url-guard.js';
 
-export const MAX_IN_FLIGHT = 16;
-export const PER_RECEIVER_IN_FLIGHT = 4;
+export const MAX_IN_FLIGHT = 32;
+/**
+ * An attempt holds its slot while its signature is computed on the thread pool (~1 ms of CPU, more
+ * while the main thread is busy) and while the receiver answers. With 4 per receiver, one receiver
+ * taking 10,000 events got ~500-1,000 of them while the events were being created and ~950/s after;
+ * with 8, ~900-1,660 and the run was 13.7 s instead of 14.9 s (mean of 7 alternating runs). 16 was
+ * no better: the deliveries then slowed the requests that create the events.
+ */
+export const PER_RECEIVER_IN_FLIGHT = 8;
 /** How often the dispatcher looks for new events and due retries, in real time. */
 export const DISPATCH_INTERVAL_MS = 100;
 const FAN_OUT_BATCH = 200;
