@@ -9,8 +9,8 @@
 // the same, byte for byte, as JSON.stringify of invoiceResource (test/server/invoice-views.test.ts).
 // A row without a template, or with one of another version, is rendered the long way.
 
-import { priceContent } from './pricing.js';
 import { money } from '../../lib/money.js';
+import { priceContent } from './pricing.js';
 import { contentOf, dueMinor, invoiceResource, NO_TRANSACTIONS, parseTransactions, rowParts, settlementOf, statusOf, viewOf, type StoredInvoice } from './resource.js';
 import type { InvoiceRow } from './store.js';
 
@@ -24,7 +24,11 @@ export const VIEW_TEMPLATE_VERSION = '1';
  * detail without braces (never empty: configuration and amount are always there). JSON text has
  * no raw line breaks, and a member starts with a quote, so the lines cannot be confused.
  */
-const HOLE_LINES: Record<string, string> = { invoice_number: '#number', invoice_date: '#date', metadata: '#metadata' };
+const HOLE_LINES = new Map([
+  ['invoice_number', '#number'],
+  ['invoice_date', '#date'],
+  ['metadata', '#metadata'],
+]);
 
 /** The view template of an invoice body, as stored in invoices.view_template. */
 export function viewTemplate(body: string, currency: string): string {
@@ -34,11 +38,11 @@ export function viewTemplate(body: string, currency: string): string {
   // already has keeps its place, the others follow in that order.
   const keys = Object.keys(stored.input.detail);
   for (const [key, value] of Object.entries(stored.input.detail)) {
-    const hole = HOLE_LINES[key];
+    const hole = HOLE_LINES.get(key);
     if (hole !== undefined) detail.push(hole);
     else if (value !== undefined) detail.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
   }
-  for (const key of ['invoice_number', 'invoice_date', 'metadata']) if (!keys.includes(key)) detail.push(HOLE_LINES[key] as string);
+  for (const [key, hole] of HOLE_LINES) if (!keys.includes(key)) detail.push(hole);
   const content = JSON.stringify(contentOf(stored, priceContent(stored.input), currency)).slice(1, -1);
   return [VIEW_TEMPLATE_VERSION, ...detail, content].join('\n');
 }
