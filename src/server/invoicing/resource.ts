@@ -7,7 +7,7 @@ import type { InvoiceAmounts } from './amounts.js';
 import { priceContent, renderAmount, renderItems } from './pricing.js';
 import { invoiceSchema, notificationSchema, type InvoiceInput, type NotificationInput } from './schema.js';
 import type { InvoiceStatus } from './states.js';
-import type { InvoiceWrite as InvoiceRow } from './store.js';
+import type { InvoiceWrite } from './store.js';
 
 const storedInvoiceSchema = z.lazy(() =>
   z.object({
@@ -51,7 +51,7 @@ export type Transactions = z.infer<typeof transactionsSchema>;
  * second validation was ~15% of the server's time. The audit checks every stored body
  * (`storedInvoiceProblem`).
  */
-export function parseStoredInvoice(row: InvoiceRow): StoredInvoice {
+export function parseStoredInvoice(row: InvoiceWrite): StoredInvoice {
   return JSON.parse(row.body) as StoredInvoice;
 }
 
@@ -72,11 +72,16 @@ export function storedInvoiceProblem(body: string): string | undefined {
 /** The transactions column of an invoice without payments or refunds, as written. */
 export const NO_TRANSACTIONS = JSON.stringify({ payments: [], refunds: [] });
 
-export function parseTransactions(row: InvoiceRow): Transactions {
+/** The row's transactions; the common empty column is known without parsing and validating it. */
+export function transactionsOf(row: InvoiceWrite): Transactions {
+  return row.transactions === NO_TRANSACTIONS ? { payments: [], refunds: [] } : parseTransactions(row);
+}
+
+export function parseTransactions(row: InvoiceWrite): Transactions {
   return transactionsSchema.parse(JSON.parse(row.transactions));
 }
 
-export const statusOf = (row: InvoiceRow): InvoiceStatus => row.status as InvoiceStatus;
+export const statusOf = (row: InvoiceWrite): InvoiceStatus => row.status as InvoiceStatus;
 
 export function invoicePath(id: string): string {
   return `/v2/invoicing/invoices/${id}`;
@@ -87,7 +92,7 @@ export function payerViewUrl(baseUrl: string, id: string): string {
   return `${baseUrl}/invoice/p/${id}`;
 }
 
-function invoiceLinks(row: InvoiceRow, baseUrl: string): Link[] {
+export function invoiceLinks(row: InvoiceWrite, baseUrl: string): Link[] {
   const path = invoicePath(row.id);
   const links: Link[] = [link(baseUrl, path, 'self', 'GET'), link(baseUrl, path, 'replace', 'PUT')];
   const status = statusOf(row);
@@ -103,24 +108,24 @@ function invoiceLinks(row: InvoiceRow, baseUrl: string): Link[] {
 }
 
 export interface InvoiceView {
-  row: InvoiceRow;
+  row: InvoiceWrite;
   stored: StoredInvoice;
   transactions: Transactions;
   amounts: InvoiceAmounts;
 }
 
-export function viewOf(row: InvoiceRow): InvoiceView {
+export function viewOf(row: InvoiceWrite): InvoiceView {
   const stored = parseStoredInvoice(row);
-  return { row, stored, transactions: parseTransactions(row), amounts: priceContent(stored.input) };
+  return { row, stored, transactions: transactionsOf(row), amounts: priceContent(stored.input) };
 }
 
 /** The due amount: the total less what was paid, never below zero. */
-export function dueMinor(row: InvoiceRow): bigint {
+export function dueMinor(row: InvoiceWrite): bigint {
   const due = row.total_minor - row.paid_minor;
   return due > 0n ? due : 0n;
 }
 
-function metadataOf(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
+export function metadataOf(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
   const metadata: Record<string, unknown> = {
     create_time: row.create_time.replace(/\.\d{3}Z$/, 'Z'),
     last_update_time: row.update_time.replace(/\.\d{3}Z$/, 'Z'),
@@ -137,7 +142,7 @@ function metadataOf(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
 export type InvoiceResource = Record<string, unknown> & { id: string; status: InvoiceStatus; links: Link[] };
 
 /** `detail`: the body's detail with the stored number and date, and the metadata. */
-function detailOf(input: InvoiceInput, row: InvoiceRow, baseUrl: string): Record<string, unknown> {
+function detailOf(input: InvoiceInput, row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
   const paymentTerm: Record<string, unknown> = { ...(input.detail.payment_term ?? {}) };
   const detail: Record<string, unknown> = {
     ...input.detail,
@@ -172,7 +177,7 @@ export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, curren
 }
 
 /** What follows the content and depends on the row's state: the due amount, payments, refunds. */
-export function settlementOf(row: InvoiceRow, transactions: Transactions): Record<string, unknown> {
+export function settlementOf(row: InvoiceWrite, transactions: Transactions): Record<string, unknown> {
   const currency = row.currency;
   const settlement: Record<string, unknown> = { due_amount: money(dueMinor(row), currency) };
   if (transactions.payments.length > 0) {
@@ -203,11 +208,8 @@ export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceReso
   };
 }
 
-/** The pieces of the JSON text that depend on the row, for a view template's holes. */
-export const rowParts = { metadataOf, invoiceLinks };
-
 /** `fields=none`: the invoice's id, status and number only. */
-export function invoiceSummary(row: InvoiceRow, baseUrl: string): Record<string, unknown> {
+export function invoiceSummary(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
   return {
     id: row.id,
     status: statusOf(row),
