@@ -112,4 +112,34 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, startServer: typeof l
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
     expect(JSON.parse(out.toString())).toEqual({ cache: 'used', startServer: 'function' });
   });
+
+  it("answers a bad body as the unbundled modules do, zod's English messages included, without loading Fastify's schema compilers", { timeout: 180_000 }, () => {
+    ensureBuilt(['serve']);
+    // The bundle leaves out zod's other locales and Fastify's JSON-schema compilers (scripts/bundle-server.mjs).
+    const answer = (load: string) => {
+      const script = `import { createRequire } from 'node:module';
+${load}
+const server = await startServer({ dbPath: ':memory:', port: 0, credentialsFile: null });
+const { client_id, client_secret } = server.defaultCredentials;
+const basic = Buffer.from(client_id + ':' + client_secret).toString('base64');
+const token = await (await fetch(server.url + '/v1/oauth2/token', { method: 'POST', headers: { authorization: 'Basic ' + basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json();
+const response = await fetch(server.url + '/v2/payments/authorizations/0VF52814937998046/capture', { method: 'POST', headers: { authorization: 'Bearer ' + token.access_token, 'content-type': 'application/json' }, body: JSON.stringify({ final_capture: 'yes', amount: { currency_code: 'USD', value: 7 } }) });
+const body = await response.json();
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => /ajv|fast-json-stringify/.test(path));
+await server.close();
+process.stdout.write(JSON.stringify({ status: response.status, name: body.name, details: body.details, loaded }));`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+      return JSON.parse(out.toString()) as { status: number; name: string; details: Array<{ field: string; issue: string; description: string }>; loaded: string[] };
+    };
+    const bundled = answer(`import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
+const { startServer } = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))}).exports;`);
+    const modules = answer(`import { startServer } from ${JSON.stringify(resolve(REPO, 'dist/server/index.js'))};`);
+    expect(bundled.status).toBe(400);
+    expect(bundled.name).toBe('INVALID_REQUEST');
+    expect(bundled.details.map((detail) => detail.field).sort()).toEqual(['/amount/value', '/final_capture']);
+    // zod's own English text, not an empty or placeholder message.
+    expect(bundled.details.every((detail) => /expected/i.test(detail.description))).toBe(true);
+    expect(bundled.details).toEqual(modules.details);
+    expect(bundled.loaded).toEqual([]);
+  });
 });
