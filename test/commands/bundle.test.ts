@@ -37,7 +37,7 @@ beforeAll(() => {
 /** Packages (and payctl's own dist/ folders) in the files an output loads before it runs: static imports only. */
 function staticallyLoaded(entry: string): Set<string> {
   const seen = new Set<string>();
-  const pending = [`dist/bundle/${entry}.js`];
+  const pending = [entry.endsWith('.cjs') ? `dist/bundle/${entry}` : `dist/bundle/${entry}.js`];
   for (let output = pending.pop(); output !== undefined; output = pending.pop()) {
     if (seen.has(output)) continue;
     const info = meta.outputs[output];
@@ -88,9 +88,13 @@ describe('bundled commands', () => {
   });
 
   it('serve-direct (a plain `payctl serve`, before oclif) loads no oclif and none of the commands\' modules', () => {
-    const loaded = [...staticallyLoaded('serve-direct')];
+    const loaded = [...staticallyLoaded('serve-direct.cjs')];
     expect(loaded).toContain('dist/lib');
     expect(loaded.filter((name) => ['@oclif/core', 'zod', 'conf', 'ajv', 'cli-table3', 'chalk', 'dist/commands'].includes(name))).toEqual([]);
+    // Its one dynamic import, the profile writer, is the ES-module entry beside it, which exists.
+    const dynamic = meta.outputs['dist/bundle/serve-direct.cjs']?.imports.filter((i) => i.kind === 'dynamic-import') ?? [];
+    expect(dynamic.map((i) => [i.path, i.external])).toEqual([['./config.js', true]]);
+    expect(meta.outputs['dist/bundle/config.js']?.exports).toContain('writeLocalProfile');
   });
 
   it('import() of a bundled module gets its named exports (esbuild gives a CommonJS chunk a default only)', () => {
