@@ -28,8 +28,29 @@ for (const source of listFiles('src/commands').filter((path) => path.endsWith('.
   entryPoints[name] = join('dist', `${name}.js`);
 }
 
+// conf validates a store against a JSON schema with ajv (and ajv-formats) only when it is given one;
+// payctl's store is checked with zod (src/lib/config.ts) and passes none. Its static imports still
+// evaluated ajv's ~100 modules on every command that reads a profile: in the bundle they are
+// replaced by stand-ins that refuse loudly if conf ever reaches for them.
+const confWithoutAjv = {
+  name: 'conf-without-ajv',
+  setup(context) {
+    context.onResolve({ filter: /^ajv(?:-formats)?(?:\/|$)/ }, (args) =>
+      /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'conf-without-ajv' } : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: 'conf-without-ajv' }, (args) => ({
+      contents: [
+        `const refuse = () => { throw new Error('payctl is bundled without ${args.path}: conf was given a schema'); };`,
+        'export class Ajv2020 { constructor() { refuse(); } }',
+        'export default refuse;',
+      ].join('\n'),
+    }));
+  },
+};
+
 const result = await build({
   entryPoints,
+  plugins: [confWithoutAjv],
   outdir: OUT,
   bundle: true,
   splitting: true,

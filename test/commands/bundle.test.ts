@@ -80,6 +80,15 @@ describe('bundled commands', () => {
     expect([...loaded]).toEqual(expect.arrayContaining(['@oclif/core', 'zod', 'conf', 'cli-table3', 'dist/lib']));
   });
 
+  it('conf is bundled without ajv: no command that reads a profile evaluates the schema validator it never uses', () => {
+    for (const id of commandIds) {
+      const loaded = [...staticallyLoaded(`commands/${id.split(':').join('/')}`)];
+      expect(loaded.filter((name) => ['ajv', 'ajv-formats'].includes(name)), id).toEqual([]);
+    }
+    expect([...staticallyLoaded('config')]).toContain('conf');
+    expect([...staticallyLoaded('config')].filter((name) => name.startsWith('ajv'))).toEqual([]);
+  });
+
   it('the entry (--version, --help) loads oclif and the root help, no command and no heavy module', () => {
     const loaded = [...staticallyLoaded('main')];
     expect(loaded).toContain('@oclif/core');
