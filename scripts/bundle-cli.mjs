@@ -102,7 +102,10 @@ const serveDirect = await build({
     {
       name: 'profile-writer-from-the-esm-bundle',
       setup(context) {
-        context.onResolve({ filter: /^\.\/config\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './config.js', external: true } : undefined));
+        // Only serve.ts's import: another module's './config.js' must not be sent to this entry.
+        context.onResolve({ filter: /^\.\/config\.js$/ }, (args) =>
+          args.kind === 'dynamic-import' && /[\\/]dist[\\/]lib[\\/]serve\.js$/.test(args.importer) ? { path: './config.js', external: true } : undefined,
+        );
       },
     },
   ],

@@ -12,7 +12,9 @@
 //   3.1 MB of one-byte text (3.5 MB). Names are kept and the source map maps stack traces back.
 // - Left out, as never evaluated by the server: Fastify's JSON-schema compilers (ajv, fast-json-stringify
 //   and what they use, ~420 KB) are required only when no compilers are passed, and the app passes its
-//   own (src/server/app.ts); they stay plain requires, resolved from node_modules should that change.
+//   own (src/server/app.ts); they stay plain requires, resolved from node_modules should that change
+//   (with npm's flat node_modules; a strict layout such as pnpm's would not find fastify's own
+//   dependencies from dist/: test/lib/code-cache.test.ts checks that they are never loaded).
 //   zod's locale index (~300 KB, ~50 modules evaluated at load) is reachable only as z.locales, which
 //   the server never uses: the bundle's z.locales holds English alone (zod itself imports en.js for its
 //   default messages). The source read, hashed and decoded on every start shrank from 2.4 to 1.7 MB.
@@ -20,7 +22,7 @@
 // before a rebuild may still load its chunk later. better-sqlite3 stays external (native addon).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const CHUNKS = 'dist/server-chunks';
@@ -58,11 +60,14 @@ const server = await build({
       name: 'zod-english-only',
       setup(context) {
         context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-          /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
+          /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+            ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: { localesDir: resolve(dirname(args.importer), '../locales') } }
+            : undefined,
         );
-        context.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
-          contents: "export { default as en } from 'zod/v4/locales/en.js';",
-          resolveDir: process.cwd(),
+        // English from the importing zod's own locales (not whichever zod the build's directory finds).
+        context.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+          contents: "export { default as en } from './en.js';",
+          resolveDir: args.pluginData.localesDir,
         }));
       },
     },

@@ -65,7 +65,9 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     schemaController: { compilersFactory: noSchemaCompilers },
     exposeHeadRoutes: false,
     // Fastify's plugin loader arms a timer for each plugin and each route (~85) to report one that
-    // never finishes loading: ~3-4 ms of every start. Every plugin here is our own synchronous set-up.
+    // never finishes loading: ~3-4 ms of every start. The plugins here (our domains' set-up and
+    // @fastify/multipart) register synchronously; without the timer, one that never called back would
+    // hang the start instead of failing it after 10 s.
     pluginTimeout: 0,
     serverFactory: (handler) =>
       createServer(

@@ -4,7 +4,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
-import type { Queryable } from './db/schema.js';
 import { secretToken } from './core/ids.js';
 import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
@@ -54,15 +53,15 @@ export interface Bootstrapped {
  * nothing and would cost every start and every admin call. A key passed with --admin-key is the
  * operator's choice of strength (document: use a long random value outside local use).
  */
-async function ensureAdminKey(db: Queryable, given: string | undefined, remembered: string | undefined): Promise<string> {
-  const storedHash = await store.getSetting(db, 'admin_key_sha256');
+async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remembered: string | undefined): Promise<string> {
+  const storedHash = await store.getSetting(deps.db, 'admin_key_sha256');
   if (given !== undefined) {
-    if (storedHash !== hashToken(given)) await store.putSetting(db, 'admin_key_sha256', hashToken(given));
+    if (storedHash !== hashToken(given)) await store.putSetting(deps.db, 'admin_key_sha256', hashToken(given));
     return given;
   }
   if (remembered !== undefined && storedHash === hashToken(remembered)) return remembered;
   const fresh = `adm_${secretToken(32)}`;
-  await store.putSetting(db, 'admin_key_sha256', hashToken(fresh));
+  await store.putSetting(deps.db, 'admin_key_sha256', hashToken(fresh));
   return fresh;
 }
 
@@ -114,28 +113,26 @@ export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptio
 
   return async () => {
     const check = await checking;
-    // The account, the app and the admin key in one transaction: a fresh database's start pays one
-    // commit (an fsync) for them, not two.
-    const { credentials, adminKey } = await deps.db.transaction().execute(async (trx) => {
-      let credentials: AccountCredentials;
-      if (!account || !app) {
-        credentials = await createMerchantAccount(deps, trx, {
+    let credentials: AccountCredentials;
+    if (!account || !app) {
+      credentials = await deps.db.transaction().execute((trx) =>
+        createMerchantAccount(deps, trx, {
           email: 'merchant@payctl.local',
           isDefault: true,
           ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
           clientSecret: check.secret,
           ...(check.matchesStored ? {} : { secretHash: check.hash }),
-        });
-      } else {
-        const clientId = options.clientId ?? app.client_id;
-        if (!check.matchesStored) {
-          if (check.warning) options.warn(check.warning);
-          await store.updateAppCredentials(trx, app.id, clientId, check.hash);
-        }
-        credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
+        }),
+      );
+    } else {
+      const clientId = options.clientId ?? app.client_id;
+      if (!check.matchesStored) {
+        if (check.warning) options.warn(check.warning);
+        await store.updateAppCredentials(deps.db, app.id, clientId, check.hash);
       }
-      return { credentials, adminKey: await ensureAdminKey(trx, options.adminKey, remembered?.admin_key) };
-    });
+      credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
+    }
+    const adminKey = await ensureAdminKey(deps, options.adminKey, remembered?.admin_key);
     writeCredentialsFile(options.credentialsFile, {
       payer_id: credentials.payer_id,
       client_id: credentials.client_id,

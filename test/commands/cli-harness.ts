@@ -84,10 +84,12 @@ function buildState(commandIds: readonly string[]): BuildState {
   const sources = newestMtime(join(REPO, 'src'), '.ts');
   const outputs = newestMtime(join(REPO, 'dist'), '.js');
   const compileStale = [...sources].some(([path, mtime]) => !path.endsWith('.d') && (outputs.get(path) ?? 0) < mtime);
-  // bin/run.js runs the bundles, not the files tsc writes: they must be newer than every source.
-  const newestSource = Math.max(0, ...sources.values());
+  // bin/run.js runs the bundles, not the files tsc writes: they must be newer than every source and
+  // than the scripts that make them (a changed bundle script changes the bundles' layout).
+  const scripts = newestMtime(join(REPO, 'scripts'), '.mjs');
+  const newestSource = Math.max(0, ...sources.values(), ...scripts.values());
   const mtimeOf = (path: string) => (existsSync(join(REPO, path)) ? statSync(join(REPO, path)).mtimeMs : 0);
-  const bundleStale = mtimeOf('dist/bundle/main.js') < newestSource || mtimeOf('dist/server-bundle.cjs') < newestSource;
+  const bundleStale = ['dist/bundle/main.js', 'dist/bundle/serve-direct.cjs', 'dist/server-bundle.cjs'].some((path) => mtimeOf(path) < newestSource);
   const manifestPath = join(REPO, 'oclif.manifest.json');
   const manifestCommands = existsSync(manifestPath)
     ? Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as { commands: Record<string, unknown> }).commands)
