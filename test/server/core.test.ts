@@ -2,7 +2,9 @@
 
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, sql } from 'kysely';
@@ -448,6 +450,43 @@ describe('storage gates', () => {
     // An in-memory database cannot use WAL: asked to behave as a file, the gate must refuse.
     expect(() => applyPragmas(sqlite, false)).toThrow(/journal_mode is memory, expected wal/);
     sqlite.close();
+  });
+
+  it('keeps a savepoint\'s journal in memory: a request rewriting 400 KB opens no temporary file', async () => {
+    // Group commit runs each request in a savepoint; past 64 KB SQLite would move the savepoint's
+    // journal (the originals of the pages it changed) to a temporary file (etilqs_*) and write every
+    // changed page there as well as to the WAL.
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-savepoint-'));
+    const opened = openDatabase(join(dir, 'p.db'));
+    const temporaryFiles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes('etilqs_');
+        } catch {
+          return false;
+        }
+      }).length;
+    try {
+      const { sqlite } = opened;
+      sqlite.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB)');
+      const insert = sqlite.prepare('INSERT INTO blobs (body) VALUES (randomblob(1000))');
+      sqlite.transaction(() => {
+        for (let i = 0; i < 400; i += 1) insert.run();
+      })();
+      const before = temporaryFiles();
+      sqlite.exec('BEGIN');
+      sqlite.exec('SAVEPOINT request');
+      sqlite.exec('UPDATE blobs SET body = randomblob(1000)');
+      const during = temporaryFiles();
+      sqlite.exec('ROLLBACK TO request');
+      sqlite.exec('RELEASE request');
+      sqlite.exec('COMMIT');
+      expect(sqlite.pragma('temp_store', { simple: true })).toBe(2n);
+      expect(during - before).toBe(0);
+    } finally {
+      await closeDatabase(opened);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('opens a file with WAL, synchronous=FULL, foreign keys and a busy timeout', async () => {
