@@ -48,26 +48,31 @@ const confWithoutAjv = {
   },
 };
 
-const result = await build({
-  entryPoints,
-  plugins: [confWithoutAjv],
+// What both builds below share.
+const common = {
   outdir: OUT,
   bundle: true,
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
-  format: 'esm',
   target: 'node20',
-  // better-sqlite3 is a native addon; typescript is only read by oclif in development. undici (two
-  // webhooks commands, by import()) is CommonJS: split into a chunk, esbuild would give import() only
-  // a default export, and `const { request } = await import('undici')` would get undefined.
-  external: ['better-sqlite3', 'typescript', 'undici'],
   // Without comments: one non-Latin-1 character in a dependency's comment makes V8 hold a whole chunk
   // as two-byte text. Renaming identifiers as well measured no faster, and names help stack traces.
   minifyWhitespace: true,
   sourcemap: true,
   metafile: true,
   logLevel: 'warning',
+};
+
+const result = await build({
+  ...common,
+  entryPoints,
+  plugins: [confWithoutAjv],
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
+  // better-sqlite3 is a native addon; typescript is only read by oclif in development. undici (two
+  // webhooks commands, by import()) is CommonJS: split into a chunk, esbuild would give import() only
+  // a default export, and `const { request } = await import('undici')` would get undefined.
+  external: ['better-sqlite3', 'typescript', 'undici'],
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins, and oclif reads
   // __dirname (its own package.json).
   banner: {
@@ -86,18 +91,11 @@ const result = await build({
 // built-in (crypto, fs, vm, ...) builds a facade module of all its exports. Its one dynamic import,
 // the profile writer (conf, zod), stays an ES module: dist/bundle/config.js, an entry above.
 const serveDirect = await build({
+  ...common,
   entryPoints: { 'serve-direct': 'dist/serve-direct.js' },
-  outdir: OUT,
   outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
   format: 'cjs',
-  target: 'node20',
   external: ['better-sqlite3'],
-  minifyWhitespace: true,
-  sourcemap: true,
-  metafile: true,
-  logLevel: 'warning',
   plugins: [
     {
       name: 'profile-writer-from-the-esm-bundle',

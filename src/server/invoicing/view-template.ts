@@ -32,16 +32,12 @@ const HOLE_LINES = new Map([
 /** The view template of an invoice body, as stored in invoices.view_template. */
 export function viewTemplate(body: string, currency: string): string {
   const stored = JSON.parse(body) as StoredInvoice;
+  const given = stored.input.detail;
   const detail: string[] = [];
   // The resource's detail is {...input.detail, invoice_number, invoice_date, metadata}: a key the body
-  // already has keeps its place, the others follow in that order.
-  const keys = Object.keys(stored.input.detail);
-  for (const [key, value] of Object.entries(stored.input.detail)) {
-    const hole = HOLE_LINES.get(key);
-    if (hole !== undefined) detail.push(hole);
-    else if (value !== undefined) detail.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
-  }
-  for (const [key, hole] of HOLE_LINES) if (!keys.includes(key)) detail.push(hole);
+  // already has keeps its place, the others follow in that order. (Parsed JSON holds no undefined.)
+  for (const [key, value] of Object.entries(given)) detail.push(HOLE_LINES.get(key) ?? `${JSON.stringify(key)}:${JSON.stringify(value)}`);
+  for (const [key, hole] of HOLE_LINES) if (!Object.hasOwn(given, key)) detail.push(hole);
   const content = JSON.stringify(contentOf(stored, priceContent(stored.input), currency)).slice(1, -1);
   return [VIEW_TEMPLATE_VERSION, ...detail, content].join('\n');
 }
