@@ -68,9 +68,10 @@ describe('ids', () => {
           for (let i = 0; i < 200; i += 1) insert.run(makeId());
         })();
         vi.useRealTimers();
-        const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+        const frames = (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]?.log;
         db.close();
-        return log;
+        if (frames === undefined) throw new Error('wal_checkpoint returned no row');
+        return frames;
       };
       const ordered = framesForNewRows(() => transactionId(cryptoIds));
       const random = framesForNewRows(() => upperId(cryptoIds, 17));
