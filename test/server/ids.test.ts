@@ -48,8 +48,8 @@ describe('ids', () => {
   it('puts a second of new rows on a few pages of a unique index, where random ids touched one page each', () => {
     const dir = mkdtempSync(join(tmpdir(), 'payctl-ids-'));
     try {
-      const framesForNewRows = (makeId: () => string): number => {
-        const db = new BetterSqlite3(join(dir, `${Math.random()}.db`));
+      const framesForNewRows = (name: string, makeId: () => string): number => {
+        const db = new BetterSqlite3(join(dir, `${name}.db`));
         db.pragma('journal_mode = WAL');
         db.exec('CREATE TABLE t (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)');
         const insert = db.prepare('INSERT INTO t (id) VALUES (?)');
@@ -73,8 +73,8 @@ describe('ids', () => {
         if (frames === undefined) throw new Error('wal_checkpoint returned no row');
         return frames;
       };
-      const ordered = framesForNewRows(() => transactionId(cryptoIds));
-      const random = framesForNewRows(() => upperId(cryptoIds, 17));
+      const ordered = framesForNewRows('ordered', () => transactionId(cryptoIds));
+      const random = framesForNewRows('random', () => upperId(cryptoIds, 17));
       // Measured: 9 pages with clock-ordered ids; 112 and 124 with random ones (a leaf per row, nearly).
       expect(random).toBeGreaterThan(80);
       expect(ordered).toBeLessThan(30);
