@@ -18,6 +18,7 @@
 //   zod's locale index (~300 KB, ~50 modules evaluated at load) is reachable only as z.locales, which
 //   the server never uses: the bundle's z.locales holds English alone (zod itself imports en.js for its
 //   default messages). The source read, hashed and decoded on every start shrank from 2.4 to 1.7 MB.
+// It also writes dist/schema-template.db (scripts/schema-template.mjs), the file a new database starts as.
 // After a build, chunks of neither this build nor the one before are deleted: a server started
 // before a rebuild may still load its chunk later. better-sqlite3 stays external (native addon).
 import { execFileSync } from 'node:child_process';
@@ -89,3 +90,4 @@ for (const name of readdirSync('dist')) if (/^server-bundle\.cjs\.[0-9a-f.]+\.v8
 // Made in a separate process started with no flags, as `payctl serve` runs: V8 refuses a cache made
 // under other V8 flags (a run with other flags makes its own the first time, see src/lib/code-cache.ts).
 execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist/server-bundle.cjs'], { stdio: 'inherit' });
+execFileSync(process.execPath, ['scripts/schema-template.mjs', 'dist/server-bundle.cjs', 'dist/schema-template.db'], { stdio: 'inherit' });

@@ -3,7 +3,7 @@
 // (src/serve-direct.ts); both pass flags read against the one table in serve-flags.ts.
 
 import { defaultDatabasePath } from './paths.js';
-import { loadServer } from './server-loader.js';
+import { loadServer, schemaTemplatePath } from './server-loader.js';
 import type { ServeFlags } from './serve-flags.js';
 
 /** Runs the server until a signal stops it; the process's exit code (1: it could not start). */
@@ -16,6 +16,8 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
   try {
     server = await startServer({
       dbPath,
+      // A new file starts as a copy of the schema the build made (not there: created as before).
+      schemaTemplate: schemaTemplatePath(root),
       host: flags.host,
       port: flags.port,
       logLevel: flags['log-level'],

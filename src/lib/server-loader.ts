@@ -14,6 +14,9 @@ export interface LoadedServer {
   started(): void;
 }
 
+/** The empty database the build makes with every migration applied (src/server/db/seed.ts). */
+export const schemaTemplatePath = (root: string): string => join(root, 'dist/schema-template.db');
+
 /** Found from the package root, not from this file: the CLI runs it bundled, from dist/bundle/commands. */
 export async function loadServer(root: string): Promise<LoadedServer> {
   const bundle = join(root, 'dist/server-bundle.cjs');

@@ -11,10 +11,13 @@ import { createScheduler } from './core/scheduler.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './db/connection.js';
 import { createGroupCommitter } from './db/group-commit.js';
 import { migrate } from './db/migrate.js';
+import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import type { AccountCredentials } from './oauth/service.js';
 import { listAccounts } from './oauth/store.js';
+
+export { writeSchemaTemplate } from './db/seed.js';
 
 export interface ServerOptions {
   dbPath: string;
@@ -32,6 +35,8 @@ export interface ServerOptions {
   ids?: IdGenerator;
   /** Where the default credentials are remembered; defaults to `<db>.credentials.json`, none for :memory:. */
   credentialsFile?: string | null;
+  /** A database file to copy when `dbPath` does not exist yet (the build's dist/schema-template.db; db/seed.ts). */
+  schemaTemplate?: string;
 }
 
 export interface RunningServer {
@@ -48,6 +53,7 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config: ServerConfig = { ...DEFAULT_CONFIG, ...options.config };
+  if (options.schemaTemplate !== undefined) seedFromTemplate(options.dbPath, options.schemaTemplate);
   const opened = openDatabase(options.dbPath);
   try {
     const clock = createClock(options.now);

@@ -1,5 +1,6 @@
 // `payctl serve --json` as a user runs it: a child process, then other payctl commands against it.
 
+import BetterSqlite3 from 'better-sqlite3';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -104,6 +105,20 @@ describe('payctl serve --json', () => {
     expect(extraStdout).toEqual([]);
     const wal = join(dir, 'payctl.db-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+  });
+
+  it("started the new database file as a copy of the build's schema template (its migration records say so)", () => {
+    const stamps = (file: string) => {
+      const sqlite = new BetterSqlite3(file, { readonly: true });
+      try {
+        return sqlite.prepare('SELECT id, name, applied_at FROM schema_migrations ORDER BY id').all();
+      } finally {
+        sqlite.close();
+      }
+    };
+    const template = stamps(resolve(__dirname, '../../dist/schema-template.db'));
+    expect(template.length).toBeGreaterThan(0);
+    expect(stamps(join(dir, 'payctl.db'))).toEqual(template);
   });
 });
 
