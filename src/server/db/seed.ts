@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isoSeconds } from '../core/clock.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './connection.js';
 import { migrate } from './migrate.js';
 
@@ -82,9 +83,9 @@ export function seedFromTemplate(path: string, template: string): boolean {
 
 /**
  * Writes the template (build time): a new database with every migration applied, checkpointed into
- * one file, put in place by a rename. Its migration records carry `appliedAt`.
+ * one file, put in place by a rename. Its migration records carry `appliedAt` (by default, now).
  */
-export async function writeSchemaTemplate(file: string, appliedAt: string): Promise<void> {
+export async function writeSchemaTemplate(file: string, appliedAt: string = isoSeconds(new Date())): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
   const removeTemporary = () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${temporary}${suffix}`, { force: true });
