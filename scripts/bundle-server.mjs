@@ -18,9 +18,17 @@
 //   zod's locale index (~300 KB, ~50 modules evaluated at load) is reachable only as z.locales, which
 //   the server never uses: the bundle's z.locales holds English alone (zod itself imports en.js for its
 //   default messages). The source read, hashed and decoded on every start shrank from 2.4 to 1.7 MB.
+// - Fastify's server.js requires node:https and node:http2 at load, which bring in TLS: ~10 ms of
+//   every start (measured in-process, uncached: https 4.2 ms, http2 5.7 ms) for servers payctl never
+//   makes. In the bundle each is required on first use instead (the build fails if those lines change).
+// - find-my-way (Fastify's router) compiles each static path segment's matcher with new Function:
+//   ~150 of them at every start, code V8's cache cannot keep. In the bundle the matcher is a closure
+//   doing the same comparison with String#startsWith (as find-my-way already does for long segments).
+// - better-sqlite3's JavaScript is bundled (its ~12 files cost ~6 ms to resolve and compile at every
+//   start); the native addon stays a file of its own, opened by path (src/server/db/connection.ts).
 // It also writes dist/schema-template.db (scripts/schema-template.mjs), the file a new database starts as.
 // After a build, chunks of neither this build nor the one before are deleted: a server started
-// before a rebuild may still load its chunk later. better-sqlite3 stays external (native addon).
+// before a rebuild may still load its chunk later.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -47,7 +55,10 @@ const server = await build({
   ...common,
   entryPoints: { 'server-bundle': 'dist/server/index.js' },
   outdir: 'dist',
-  external: ['better-sqlite3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  external: ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  // CommonJS has no import.meta: its one use (connection.ts, createRequire, which takes a path as
+  // well as a URL) gets the bundle's own path.
+  define: { 'import.meta.url': '__filename' },
   // import('undici') becomes a require() of the chunk, resolved from the bundle's own directory.
   supported: { 'dynamic-import': false },
   plugins: [
@@ -55,6 +66,42 @@ const server = await build({
       name: 'undici-chunk',
       setup(context) {
         context.onResolve({ filter: /^undici$/ }, () => ({ path: `./server-chunks/${basename(undiciFile)}`, external: true }));
+      },
+    },
+    {
+      name: 'fastify-tls-on-first-use',
+      setup(context) {
+        context.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
+          let contents = readFileSync(args.path, 'utf8');
+          for (const name of ['https', 'http2']) {
+            const line = `const ${name} = require('node:${name}')\n`;
+            if (!contents.includes(line)) throw new Error(`fastify-tls-on-first-use: ${args.path} no longer has "${line.trim()}"; check the patch`);
+            contents = contents.replace(line, `const ${name} = requiredOnFirstUse('node:${name}')\n`);
+          }
+          // Every property read (https.createServer, ...) requires the module then: Node caches it.
+          contents += '\nfunction requiredOnFirstUse (id) { return new Proxy({}, { get: (_, key) => require(id)[key] }) }\n';
+          return { contents, loader: 'js' };
+        });
+      },
+    },
+    {
+      name: 'find-my-way-prefix-without-eval',
+      setup(context) {
+        context.onLoad({ filter: /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/]node\.js$/ }, (args) => {
+          const source = readFileSync(args.path, 'utf8');
+          const generated = [
+            '  const lines = []',
+            '  for (let i = 1; i < prefix.length; i++) {',
+            '    const charCode = prefix.charCodeAt(i)',
+            '    lines.push(`path.charCodeAt(i + ${i}) === ${charCode}`)',
+            '  }',
+            "  return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
+          ].join('\n');
+          if (!source.includes(generated)) throw new Error(`find-my-way-prefix-without-eval: ${args.path} no longer compiles prefixes as expected; check the patch`);
+          // The same test, chars 1.. of the prefix at path[i + 1..] (char 0 was matched by the caller).
+          const closure = ['  const rest = prefix.slice(1)', '  return function matchPrefix (path, i) { return path.startsWith(rest, i + 1) }'].join('\n');
+          return { contents: source.replace(generated, closure), loader: 'js' };
+        });
       },
     },
     {

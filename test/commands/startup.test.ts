@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 
 const BIN = resolve(__dirname, '../../bin/run.js');
 const HOOK = resolve(__dirname, '../helpers/report-heavy-loads.mjs');
-// The server is bundled (fastify and kysely inside one file) when built; better-sqlite3 stays a native addon.
+// The server is bundled (fastify, kysely and better-sqlite3's JavaScript inside one file) when built;
+// better-sqlite3's native addon is a file of its own.
 const SERVER_MODULES = ['fastify', 'better-sqlite3', 'kysely', 'payctl-server'];
 
 function runTraced(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string; stdout: string }> {

@@ -1,6 +1,6 @@
 // Preloaded with --import by tests: prints HEAVY-MODULE-LOADED <name> on stderr when one is loaded.
-// ES modules are seen by a resolve hook (heavy-loads-hooks.mjs); CommonJS requires (better-sqlite3
-// from the server bundle) by wrapping Module._load; the server bundle itself, which
+// ES modules are seen by a resolve hook (heavy-loads-hooks.mjs); CommonJS requires (better-sqlite3,
+// or from the server bundle its native addon) by wrapping Module._load; the server bundle itself, which
 // src/lib/code-cache.ts reads and evaluates through vm.Script, by wrapping fs.readFileSync.
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
@@ -16,7 +16,9 @@ register('./heavy-loads-hooks.mjs', { parentURL: import.meta.url, data: { port: 
 
 const load = Module._load;
 Module._load = function (request, ...rest) {
+  // The server bundle inlines better-sqlite3's JavaScript and requires its addon by path.
   if (HEAVY.has(request)) report(request);
+  else if (/[\\/]better_sqlite3\.node$/.test(request)) report('better-sqlite3');
   return load.call(this, request, ...rest);
 };
 

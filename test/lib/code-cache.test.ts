@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeCacheFile, requireWithCodeCache } from '../../src/lib/code-cache.js';
 import { REPO, ensureBuilt } from '../commands/cli-harness.js';
@@ -16,8 +16,10 @@ interface Exported {
   fail(): never;
 }
 
-let dir: string;
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+let dir: string | undefined;
+afterEach(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
 
 function writeModule(answer = 42): string {
   dir = mkdtempSync(join(tmpdir(), 'payctl-code-cache-'));
@@ -97,7 +99,7 @@ describe('requireWithCodeCache', () => {
   it('reports a cache it cannot write instead of throwing', () => {
     const file = writeModule();
     const loaded = requireWithCodeCache<Exported>(file);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dirname(file), { recursive: true, force: true });
     expect(loaded.save()).toBe(false);
   });
 });
@@ -111,6 +113,43 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, startServer: typeof l
     // A node with no V8 flags, as `payctl serve` runs (vitest's own process is not one).
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
     expect(JSON.parse(out.toString())).toEqual({ cache: 'used', startServer: 'function' });
+  });
+
+  it("starts and routes as the unbundled modules do, without loading TLS, with better-sqlite3's JavaScript inlined and its addon opened by path", { timeout: 180_000 }, () => {
+    ensureBuilt(['serve']);
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-bundle-'));
+    // Routed paths answer (401 without a token), near misses of their static segments are 404: the
+    // bundle's router matches segments with a closure instead of generated code (scripts/bundle-server.mjs).
+    const paths = ['/_payctl/health', '/_payctl/health/', '/_payctl/healt', '/_payctl/healthz', '/_payctl/hEalth', '/v2/payments/captures/ABC', '/v2/payments/capturez/ABC', '/v2/payments/captures', '/v1/notifications/webhooks-events/WH-1', '/v1/notifications/webhooks-eventz/WH-1', '/v2/invoicing/invoices', '/v2/invoicing/invoice'];
+    const answer = (load: string, db: string) => {
+      // node:http for the requests: fetch itself would load TLS.
+      const script = `import { createRequire } from 'node:module';
+import { get } from 'node:http';
+${load}
+const server = await startServer({ dbPath: ${JSON.stringify(join(dir, db))}, port: 0, credentialsFile: null, logLevel: 'fatal' });
+const statuses = [];
+for (const path of ${JSON.stringify(paths)}) {
+  statuses.push(await new Promise((done, fail) => get(server.url + path, (res) => { res.resume(); res.on('end', () => done(res.statusCode)); }).on('error', fail)));
+}
+const tls = process.moduleLoadList.filter((name) => /^NativeModule (tls|https|http2)$/.test(name));
+const sqlite = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('better-sqlite3')).map((path) => path.slice(path.lastIndexOf('better-sqlite3')));
+await server.close();
+process.stdout.write(JSON.stringify({ statuses, tls, sqlite }));`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+      return JSON.parse(out.toString()) as { statuses: number[]; tls: string[]; sqlite: string[] };
+    };
+    try {
+      const bundled = answer(`import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
+const { startServer } = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))}).exports;`, 'bundled.db');
+      const modules = answer(`import { startServer } from ${JSON.stringify(resolve(REPO, 'dist/server/index.js'))};`, 'modules.db');
+      expect(bundled.statuses).toEqual(modules.statuses);
+      expect(bundled.statuses.slice(0, 4)).toEqual([200, 200, 404, 404]);
+      expect(bundled.statuses.slice(5, 7)).toEqual([401, 404]);
+      expect(bundled.tls).toEqual([]);
+      expect(bundled.sqlite).toEqual(['better-sqlite3/build/Release/better_sqlite3.node']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers a bad body as the unbundled modules do, zod's English messages included, without loading Fastify's schema compilers", { timeout: 180_000 }, () => {

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { BetterSqliteDialect } from './driver.js';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 
@@ -60,10 +61,36 @@ export function applyPragmas(sqlite: BetterSqlite3.Database, inMemory: boolean):
   }
 }
 
+let addon: string | null | undefined;
+
+/**
+ * better-sqlite3's native addon, by path. Left to itself, better-sqlite3 finds it with the
+ * `bindings` package, which reads a stack trace and tries a dozen paths (~2-5 ms of every start),
+ * and which cannot find it at all from the server bundle, where better-sqlite3's JavaScript is
+ * inlined (scripts/bundle-server.mjs). Looked for where `bindings` looks first (build/Debug, then
+ * build/Release); with neither, better-sqlite3 searches as usual.
+ */
+function sqliteAddon(): string | undefined {
+  if (addon === undefined) {
+    const resolveFromHere = createRequire(import.meta.url).resolve;
+    addon = null;
+    for (const build of ['Debug', 'Release']) {
+      try {
+        addon = resolveFromHere(`better-sqlite3/build/${build}/better_sqlite3.node`);
+        break;
+      } catch {
+        // not this build
+      }
+    }
+  }
+  return addon ?? undefined;
+}
+
 export function openDatabase(path: string): OpenedDatabase {
   const inMemory = path === MEMORY_DB;
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new BetterSqlite3(path);
+  const nativeBinding = sqliteAddon();
+  const sqlite = new BetterSqlite3(path, nativeBinding === undefined ? {} : { nativeBinding });
   try {
     sqlite.defaultSafeIntegers(true);
     applyPragmas(sqlite, inMemory);
