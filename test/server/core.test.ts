@@ -13,6 +13,7 @@ import { BetterSqliteDialect } from '../../src/server/db/driver.js';
 import type { Database } from '../../src/server/db/schema.js';
 import { migrate } from '../../src/server/db/migrate.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
+import { isoMillis, isoSeconds } from '../../src/server/core/clock.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -348,6 +349,24 @@ describe('acting for a merchant with Service-Auth-Assertion', () => {
     // The seller's own token cannot be used to act for the platform without consent the other way.
     const reverse = assertion({ alg: 'none' }, { iss: seller.client_id, payer_id: platform.payer_id });
     expect((await t.request('GET', '/_payctl/whoami', { token: seller.token, headers: { 'Service-Auth-Assertion': reverse } })).status).toBe(403);
+  });
+});
+
+describe('timestamp text', () => {
+  it('is toISOString to the second (isoSeconds) and to the millisecond (isoMillis), whatever order times come in', () => {
+    // The formatted second is remembered between calls: alternate seconds, go back, cross zero and year 10000.
+    const edges = [0, 1, 999, 1000, 1001, -1, -999, -1000, -1001, 1_763_780_000_010, 1_763_780_000_999, 1_763_780_001_000, 1_763_780_000_100, 253_402_300_799_999, 253_402_300_800_000, -62_198_755_200_000, 8.64e15, -8.64e15];
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const spread = Array.from({ length: 2_000 }, () => (next() - 2 ** 30) * 2_000 + (next() % 1_000));
+    for (const ms of [...edges, ...edges.reverse(), ...spread, ...spread.map((value) => value + 1)]) {
+      const date = new Date(ms);
+      expect(isoMillis(date)).toBe(date.toISOString());
+      expect(isoSeconds(date)).toBe(date.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+      expect(isoMillis(date)).toBe(date.toISOString());
+    }
+    expect(() => isoSeconds(new Date(Number.NaN))).toThrow(RangeError);
+    expect(() => isoMillis(new Date(Number.NaN))).toThrow(RangeError);
   });
 });
 

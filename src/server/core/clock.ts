@@ -25,14 +25,34 @@ export function createClock(source: () => number = Date.now): Clock {
   };
 }
 
+// The last second formatted, as `YYYY-MM-DDTHH:MM:SS` (no zone). A request formats the same second
+// a dozen times (create and update times, events, idempotency records, expiries): a capture spent
+// ~17 µs in toISOString and its regular expression, ~3% of its CPU.
+let lastSecond = Number.NaN;
+let lastSecondText = '';
+
+function secondText(date: Date): string {
+  const ms = date.getTime();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // toISOString throws on an invalid date, as before; a year past 9999 keeps its longer form.
+    const iso = date.toISOString();
+    lastSecondText = iso.slice(0, iso.length - 5);
+    lastSecond = second;
+  }
+  return lastSecondText;
+}
+
 /** Timestamps in storage and on the wire: UTC, second precision, `Z` (sortable as text). */
 export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `${secondText(date)}Z`;
 }
 
 /** Storage timestamps that must order events within a second keep milliseconds. */
 export function isoMillis(date: Date): string {
-  return date.toISOString();
+  const text = secondText(date);
+  const millis = date.getTime() - lastSecond * 1000;
+  return `${text}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 export function addSeconds(date: Date, seconds: number): Date {

@@ -3,7 +3,7 @@
 // trace while the others keep their changes; every request is answered only after the shared
 // COMMIT (one fsync for the batch). With one request in flight this is a plain transaction.
 
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { markTransactionScope } from './driver.js';
 import type { Db, Trx } from './schema.js';
 
@@ -25,6 +25,11 @@ export interface Committer {
 
 const MAX_BATCH = 256;
 
+// Compiled once: built through Kysely's raw-SQL builder on every request they cost ~7 µs of CPU each time.
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT request');
+const RELEASE = CompiledQuery.raw('RELEASE request');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO request');
+
 export function createGroupCommitter(db: Db, enabled: boolean): Committer {
   const queue: Pending[] = [];
   let draining = false;
@@ -37,14 +42,14 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
       await db.transaction().execute((trx) =>
         markTransactionScope(async () => {
           for (const item of batch) {
-            await sql.raw('SAVEPOINT request').execute(trx);
+            await trx.executeQuery(SAVEPOINT);
             try {
               const value = await item.work(trx);
-              await sql.raw('RELEASE request').execute(trx);
+              await trx.executeQuery(RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {
-              await sql.raw('ROLLBACK TO request').execute(trx);
-              await sql.raw('RELEASE request').execute(trx);
+              await trx.executeQuery(ROLLBACK_TO);
+              await trx.executeQuery(RELEASE);
               outcomes.push({ ok: false, error });
             }
           }
