@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -116,7 +116,10 @@ describe('payctl serve --json', () => {
         sqlite.close();
       }
     };
-    const template = stamps(resolve(__dirname, '../../dist/schema-template.db'));
+    // Read from a copy: opening the WAL-mode template itself would leave -shm and -wal files in dist/.
+    const templateCopy = join(dir, 'template-copy.db');
+    copyFileSync(resolve(__dirname, '../../dist/schema-template.db'), templateCopy);
+    const template = stamps(templateCopy);
     expect(template.length).toBeGreaterThan(0);
     expect(stamps(join(dir, 'payctl.db'))).toEqual(template);
   });

@@ -1,7 +1,7 @@
 // New database files start as a copy of the build's schema template (src/server/db/seed.ts).
 
 import BetterSqlite3 from 'better-sqlite3';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -26,6 +26,16 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const BUILT_TEMPLATE = resolve('dist/schema-template.db');
+
+/**
+ * A copy of the build's template to read: opening a WAL-mode file, even read-only, leaves -shm and
+ * -wal files beside it, and those must not appear in dist/ (which is what the package ships).
+ */
+function builtTemplateCopy(): string {
+  const copy = join(tempDir(), 'schema-template.db');
+  copyFileSync(BUILT_TEMPLATE, copy);
+  return copy;
+}
 const TEMPLATE_STAMP = '2001-02-03T04:05:06Z';
 const ALL_MIGRATIONS = Array.from({ length: latestMigrationId() }, (_, index) => index + 1);
 
@@ -95,14 +105,14 @@ describe('schema template', () => {
   it("the build's template holds exactly what migrating a new file makes: schema and rows", async () => {
     const dir = tempDir();
     const migratedPath = await migratedFile(dir);
-    const built = shapeOf(BUILT_TEMPLATE);
+    const built = shapeOf(builtTemplateCopy());
     const migrated = shapeOf(migratedPath);
     expect(built.objects).toEqual(migrated.objects);
     expect(built.objects.length).toBeGreaterThan(50);
     expect(built.migrations.map((row) => Number(row.id))).toEqual(ALL_MIGRATIONS);
     expect([built.pageSize, built.userVersion, built.integrity]).toEqual([migrated.pageSize, migrated.userVersion, 'ok']);
     // The rows migrations write (a cursor, say) and no others; their own records differ only in time.
-    expect(rowsOf(BUILT_TEMPLATE)).toEqual(rowsOf(migratedPath));
+    expect(rowsOf(builtTemplateCopy())).toEqual(rowsOf(migratedPath));
   });
 
   it('a new database starts as a copy: the server runs on it, with a mode of its own, and keeps it across restarts', async () => {
