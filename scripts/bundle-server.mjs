@@ -24,7 +24,7 @@
 // - find-my-way (Fastify's router) compiles each static path segment's matcher with new Function:
 //   ~150 of them at every start, code V8's cache cannot keep. In the bundle the matcher is a closure
 //   doing the same comparison with String#startsWith (as find-my-way already does for long segments).
-// - better-sqlite3's JavaScript is bundled (its ~12 files cost ~6 ms to resolve and compile at every
+// - better-sqlite3's JavaScript is bundled (its 13 files cost 6-10 ms to resolve and compile at every
 //   start); the native addon stays a file of its own, opened by path (src/server/db/connection.ts).
 // It also writes dist/schema-template.db (scripts/schema-template.mjs), the file a new database starts as.
 // After a build, chunks of neither this build nor the one before are deleted: a server started
