@@ -48,6 +48,26 @@ const common = {
   outExtension: { '.js': '.cjs' },
 };
 
+/**
+ * An esbuild plugin that edits one dependency file as it is bundled: each [text, replacement] must
+ * be found as written, or the build fails (a dependency update must be looked at, never patched blind).
+ */
+function sourceEdit({ name, file, edits, append = '' }) {
+  return {
+    name,
+    setup(context) {
+      context.onLoad({ filter: file }, (args) => {
+        let contents = readFileSync(args.path, 'utf8');
+        for (const [text, replacement] of edits) {
+          if (!contents.includes(text)) throw new Error(`${name}: ${args.path} no longer has the text this build edits:\n${text}`);
+          contents = contents.replace(text, replacement);
+        }
+        return { contents: contents + append, loader: 'js' };
+      });
+    },
+  };
+}
+
 const undici = await build({ ...common, entryPoints: { undici: 'undici' }, outdir: CHUNKS, entryNames: '[name]-[hash]' });
 const undiciFile = Object.keys(undici.metafile.outputs).find((path) => path.endsWith('.cjs'));
 
@@ -68,42 +88,31 @@ const server = await build({
         context.onResolve({ filter: /^undici$/ }, () => ({ path: `./server-chunks/${basename(undiciFile)}`, external: true }));
       },
     },
-    {
+    sourceEdit({
       name: 'fastify-tls-on-first-use',
-      setup(context) {
-        context.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
-          let contents = readFileSync(args.path, 'utf8');
-          for (const name of ['https', 'http2']) {
-            const line = `const ${name} = require('node:${name}')\n`;
-            if (!contents.includes(line)) throw new Error(`fastify-tls-on-first-use: ${args.path} no longer has "${line.trim()}"; check the patch`);
-            contents = contents.replace(line, `const ${name} = requiredOnFirstUse('node:${name}')\n`);
-          }
-          // Every property read (https.createServer, ...) requires the module then: Node caches it.
-          contents += '\nfunction requiredOnFirstUse (id) { return new Proxy({}, { get: (_, key) => require(id)[key] }) }\n';
-          return { contents, loader: 'js' };
-        });
-      },
-    },
-    {
+      file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/,
+      edits: ['https', 'http2'].map((name) => [`const ${name} = require('node:${name}')\n`, `const ${name} = requiredOnFirstUse('node:${name}')\n`]),
+      // Every property read (https.createServer, ...) requires the module then: Node caches it.
+      append: '\nfunction requiredOnFirstUse (id) { return new Proxy({}, { get: (_, key) => require(id)[key] }) }\n',
+    }),
+    sourceEdit({
       name: 'find-my-way-prefix-without-eval',
-      setup(context) {
-        context.onLoad({ filter: /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/]node\.js$/ }, (args) => {
-          const source = readFileSync(args.path, 'utf8');
-          const generated = [
+      file: /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
+      edits: [
+        [
+          [
             '  const lines = []',
             '  for (let i = 1; i < prefix.length; i++) {',
             '    const charCode = prefix.charCodeAt(i)',
             '    lines.push(`path.charCodeAt(i + ${i}) === ${charCode}`)',
             '  }',
             "  return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
-          ].join('\n');
-          if (!source.includes(generated)) throw new Error(`find-my-way-prefix-without-eval: ${args.path} no longer compiles prefixes as expected; check the patch`);
+          ].join('\n'),
           // The same test, chars 1.. of the prefix at path[i + 1..] (char 0 was matched by the caller).
-          const closure = ['  const rest = prefix.slice(1)', '  return function matchPrefix (path, i) { return path.startsWith(rest, i + 1) }'].join('\n');
-          return { contents: source.replace(generated, closure), loader: 'js' };
-        });
-      },
-    },
+          ['  const rest = prefix.slice(1)', '  return function matchPrefix (path, i) { return path.startsWith(rest, i + 1) }'].join('\n'),
+        ],
+      ],
+    }),
     {
       name: 'zod-english-only',
       setup(context) {

@@ -38,6 +38,12 @@ function writeModule(answer = 42): string {
   return file;
 }
 
+/** Runs an ES module script in a fresh node process (no V8 flags, as `payctl serve` runs; vitest's own process is not one); its JSON output. */
+function runScript<T>(script: string, nodeArgs: string[] = []): T {
+  const out = execFileSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
+  return JSON.parse(out.toString()) as T;
+}
+
 /**
  * Loads in a fresh node process (with no flags, as `payctl serve` runs): within one process V8's
  * in-memory compilation cache would answer a second compile of the same source and hide the file cache.
@@ -47,8 +53,7 @@ function loadInChild(file: string, save = false): { cache: string; answer: numbe
 const loaded = requireWithCodeCache(${JSON.stringify(file)});
 const saved = ${save} ? loaded.save() : undefined;
 process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.exports.answer, sibling: loaded.exports.sibling, saved }));`;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
-  return JSON.parse(out.toString()) as { cache: string; answer: number; sibling: string; saved?: boolean };
+  return runScript(script, ['--import', 'tsx']);
 }
 
 describe('requireWithCodeCache', () => {
@@ -104,29 +109,32 @@ describe('requireWithCodeCache', () => {
   });
 });
 
+/** Script lines that define `startServer`: from the bundle through its code cache, or from the unbundled modules. */
+const STARTSERVER_FROM_BUNDLE = `import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
+const { startServer } = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))}).exports;`;
+const STARTSERVER_FROM_MODULES = `import { startServer } from ${JSON.stringify(resolve(REPO, 'dist/server/index.js'))};`;
+
 describe('the server bundle', () => {
   it('is built with a code cache that this node accepts', { timeout: 180_000 }, () => {
     ensureBuilt(['serve']);
     const script = `import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
 const loaded = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))});
 process.stdout.write(JSON.stringify({ cache: loaded.cache, startServer: typeof loaded.exports.startServer }));`;
-    // A node with no V8 flags, as `payctl serve` runs (vitest's own process is not one).
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
-    expect(JSON.parse(out.toString())).toEqual({ cache: 'used', startServer: 'function' });
+    expect(runScript(script)).toEqual({ cache: 'used', startServer: 'function' });
   });
 
   it("starts and routes as the unbundled modules do, without loading TLS, with better-sqlite3's JavaScript inlined and its addon opened by path", { timeout: 180_000 }, () => {
     ensureBuilt(['serve']);
-    const dir = mkdtempSync(join(tmpdir(), 'payctl-bundle-'));
+    const dbDir = mkdtempSync(join(tmpdir(), 'payctl-bundle-'));
     // Routed paths answer (401 without a token), near misses of their static segments are 404: the
     // bundle's router matches segments with a closure instead of generated code (scripts/bundle-server.mjs).
     const paths = ['/_payctl/health', '/_payctl/health/', '/_payctl/healt', '/_payctl/healthz', '/_payctl/hEalth', '/v2/payments/captures/ABC', '/v2/payments/capturez/ABC', '/v2/payments/captures', '/v1/notifications/webhooks-events/WH-1', '/v1/notifications/webhooks-eventz/WH-1', '/v2/invoicing/invoices', '/v2/invoicing/invoice'];
-    const answer = (load: string, db: string) => {
-      // node:http for the requests: fetch itself would load TLS.
-      const script = `import { createRequire } from 'node:module';
+    // node:http for the requests: fetch itself would load TLS.
+    const answer = (load: string, db: string) =>
+      runScript<{ statuses: number[]; tls: string[]; sqlite: string[] }>(`import { createRequire } from 'node:module';
 import { get } from 'node:http';
 ${load}
-const server = await startServer({ dbPath: ${JSON.stringify(join(dir, db))}, port: 0, credentialsFile: null, logLevel: 'fatal' });
+const server = await startServer({ dbPath: ${JSON.stringify(join(dbDir, db))}, port: 0, credentialsFile: null, logLevel: 'fatal' });
 const statuses = [];
 for (const path of ${JSON.stringify(paths)}) {
   statuses.push(await new Promise((done, fail) => get(server.url + path, (res) => { res.resume(); res.on('end', () => done(res.statusCode)); }).on('error', fail)));
@@ -134,29 +142,25 @@ for (const path of ${JSON.stringify(paths)}) {
 const tls = process.moduleLoadList.filter((name) => /^NativeModule (tls|https|http2)$/.test(name));
 const sqlite = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('better-sqlite3')).map((path) => path.slice(path.lastIndexOf('better-sqlite3')));
 await server.close();
-process.stdout.write(JSON.stringify({ statuses, tls, sqlite }));`;
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
-      return JSON.parse(out.toString()) as { statuses: number[]; tls: string[]; sqlite: string[] };
-    };
+process.stdout.write(JSON.stringify({ statuses, tls, sqlite }));`);
     try {
-      const bundled = answer(`import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
-const { startServer } = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))}).exports;`, 'bundled.db');
-      const modules = answer(`import { startServer } from ${JSON.stringify(resolve(REPO, 'dist/server/index.js'))};`, 'modules.db');
+      const bundled = answer(STARTSERVER_FROM_BUNDLE, 'bundled.db');
+      const modules = answer(STARTSERVER_FROM_MODULES, 'modules.db');
       expect(bundled.statuses).toEqual(modules.statuses);
       expect(bundled.statuses.slice(0, 4)).toEqual([200, 200, 404, 404]);
       expect(bundled.statuses.slice(5, 7)).toEqual([401, 404]);
       expect(bundled.tls).toEqual([]);
       expect(bundled.sqlite).toEqual(['better-sqlite3/build/Release/better_sqlite3.node']);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dbDir, { recursive: true, force: true });
     }
   });
 
   it("answers a bad body as the unbundled modules do, zod's English messages included, without loading Fastify's schema compilers", { timeout: 180_000 }, () => {
     ensureBuilt(['serve']);
     // The bundle leaves out zod's other locales and Fastify's JSON-schema compilers (scripts/bundle-server.mjs).
-    const answer = (load: string) => {
-      const script = `import { createRequire } from 'node:module';
+    const answer = (load: string) =>
+      runScript<{ status: number; name: string; details: Array<{ field: string; issue: string; description: string }>; loaded: string[] }>(`import { createRequire } from 'node:module';
 ${load}
 const server = await startServer({ dbPath: ':memory:', port: 0, credentialsFile: null });
 const { client_id, client_secret } = server.defaultCredentials;
@@ -166,13 +170,9 @@ const response = await fetch(server.url + '/v2/payments/authorizations/0VF528149
 const body = await response.json();
 const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => /ajv|fast-json-stringify/.test(path));
 await server.close();
-process.stdout.write(JSON.stringify({ status: response.status, name: body.name, details: body.details, loaded }));`;
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, env: { PATH: process.env.PATH } });
-      return JSON.parse(out.toString()) as { status: number; name: string; details: Array<{ field: string; issue: string; description: string }>; loaded: string[] };
-    };
-    const bundled = answer(`import { requireWithCodeCache } from ${JSON.stringify(resolve(REPO, 'dist/lib/code-cache.js'))};
-const { startServer } = requireWithCodeCache(${JSON.stringify(resolve(REPO, 'dist/server-bundle.cjs'))}).exports;`);
-    const modules = answer(`import { startServer } from ${JSON.stringify(resolve(REPO, 'dist/server/index.js'))};`);
+process.stdout.write(JSON.stringify({ status: response.status, name: body.name, details: body.details, loaded }));`);
+    const bundled = answer(STARTSERVER_FROM_BUNDLE);
+    const modules = answer(STARTSERVER_FROM_MODULES);
     expect(bundled.status).toBe(400);
     expect(bundled.name).toBe('INVALID_REQUEST');
     expect(bundled.details.map((detail) => detail.field).sort()).toEqual(['/amount/value', '/final_capture']);

@@ -148,17 +148,17 @@ export interface OutboxEvent {
   body: string;
 }
 
-const firstEventPastCursor = prepared<{ cursor: string }>((db, arg) =>
+const firstEventPastCursor = prepared((db) =>
   db
     .selectFrom('events')
     .select('seq')
-    .where('seq', '>', (eb) => eb.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', arg('cursor')))
+    .where('seq', '>', (eb) => eb.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', sql.lit('events')))
     .limit(sql.lit(1)),
 );
 
 /** Whether any event lies past the cursor (one cheap query, the common answer being no). */
 export async function hasEventsPastCursor(db: Queryable): Promise<boolean> {
-  return (await firstEventPastCursor.first(db, { cursor: 'events' })) !== undefined;
+  return (await firstEventPastCursor.first(db, {})) !== undefined;
 }
 
 export async function eventsAfter(db: Queryable, seq: bigint, limit: number): Promise<OutboxEvent[]> {
