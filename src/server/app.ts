@@ -91,6 +91,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
             request.method = 'GET';
             (request as HeadAsGet)[SERVED_AS_GET] = true;
           }
+          if (deps.readCache.answer(request, response)) return;
           handler(request, response);
         },
       ),
@@ -114,6 +115,11 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     route.onRequest = [authenticatorFor(auth), ...existing];
   });
   routeList.set(app, listed);
+  // Once closing, Fastify answers 503: no kept answer may be given instead.
+  app.addHook('preClose', (done) => {
+    deps.readCache.disable();
+    done();
+  });
   installPlumbing(app, routes);
   for (const domain of DOMAINS) domain.register(app, deps);
   return app;

@@ -13,11 +13,16 @@ import { createGroupCommitter } from './db/group-commit.js';
 import { migrate } from './db/migrate.js';
 import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
+import { dataGeneration } from './db/generation.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
-import type { AccountCredentials } from './oauth/service.js';
+import { ReadCache } from './http/read-cache.js';
+import { NOT_CACHED, cachedTokenOwner, type AccountCredentials } from './oauth/service.js';
 import { listAccounts } from './oauth/store.js';
 
 export { writeSchemaTemplate } from './db/seed.js';
+
+/** Levels at which Fastify logs every request (so no answer may skip it). */
+const LOGGED_LEVELS = new Set(['info', 'debug', 'trace']);
 
 export interface ServerOptions {
   dbPath: string;
@@ -74,8 +79,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (!logHolder.log) throw new Error('logger not ready');
         return logHolder.log;
       },
+      readCache: new ReadCache(dataGeneration(opened.sqlite), (token) => {
+        const owner = cachedTokenOwner(deps, token);
+        return owner === NOT_CACHED ? undefined : owner?.accountId;
+      }),
       publicUrl: () => url,
     };
+    // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
+    if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
     const credentialsFile =
       options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
     // Starts the default secret's scrypt in the thread pool; it runs while the app is built.

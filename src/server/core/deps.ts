@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Committer } from '../db/group-commit.js';
 import type { Db, Queryable } from '../db/schema.js';
+import type { ReadCache } from '../http/read-cache.js';
 import type { Clock } from './clock.js';
 import type { IdGenerator } from './ids.js';
 import type { Scheduler } from './scheduler.js';
@@ -65,6 +66,8 @@ export interface ServerDeps {
   config: ServerConfig;
   hooks: LifecycleHooks;
   log: FastifyBaseLogger;
+  /** Kept answers of the payment resource GETs (http/read-cache.ts). */
+  readCache: ReadCache;
   /** The server's own base URL once listening (for links written by background jobs). */
   publicUrl(): string;
 }

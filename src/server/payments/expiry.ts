@@ -30,11 +30,23 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
   return total;
 }
 
+const notYetDue = (deps: ServerDeps, accountId: string, next: string | null): boolean =>
+  next === null || next > isoSeconds(deps.clock.now(accountId));
+
+/**
+ * True when the account is known, without a query, to have no authorization due to expire: a
+ * request's sweep would do nothing. False when it would sweep or does not know yet.
+ */
+export function noExpiryDue(deps: ServerDeps, accountId: string): boolean {
+  const known = knownNextExpiry(deps, accountId);
+  return known !== undefined && notYetDue(deps, accountId, known);
+}
+
 /** Sweeps the account if its earliest open expiration time has passed on its clock. */
 async function sweepIfDue(deps: ServerDeps, accountId: string, baseUrl: string): Promise<void> {
   const known = knownNextExpiry(deps, accountId);
   const next = known === undefined ? await recountNextExpiry(deps, accountId) : known;
-  if (next === null || next > isoSeconds(deps.clock.now(accountId))) return;
+  if (notYetDue(deps, accountId, next)) return;
   await sweepAccount(deps, accountId, baseUrl);
   await recountNextExpiry(deps, accountId);
 }

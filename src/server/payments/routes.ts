@@ -6,7 +6,7 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
 import { setKycStatus } from '../oauth/store.js';
-import { registerExpiryJob, sweepForRequest } from './expiry.js';
+import { noExpiryDue, registerExpiryJob, sweepForRequest } from './expiry.js';
 import { applyMock } from './mock.js';
 import type { Resource } from './present.js';
 import {
@@ -57,9 +57,12 @@ export function registerPaymentsRoutes(app: FastifyInstance, deps: ServerDeps): 
   registerExpiryJob(deps);
   deps.hooks.onAccountReset.push(deletePayments);
 
-  app.get(AUTH, (request) => read(deps, request, payments.getAuthorization));
-  app.get('/v2/payments/captures/:id', (request) => read(deps, request, payments.getCapture));
-  app.get('/v2/payments/refunds/:id', (request) => read(deps, request, payments.getRefund));
+  // What these answer depends on the stored rows, the caller's account and the Host header only;
+  // the request's sweep is the one other thing, so a kept answer waits for no expiry being due.
+  const kept = () => deps.readCache.route((accountId) => noExpiryDue(deps, accountId));
+  app.get(AUTH, kept(), (request) => read(deps, request, payments.getAuthorization));
+  app.get('/v2/payments/captures/:id', kept(), (request) => read(deps, request, payments.getCapture));
+  app.get('/v2/payments/refunds/:id', kept(), (request) => read(deps, request, payments.getRefund));
 
   app.post(`${AUTH}/capture`, async (request, reply) => {
     const declined = applyMock(request, ['INSTRUMENT_DECLINED']) !== undefined;

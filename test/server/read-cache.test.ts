@@ -1,0 +1,168 @@
+// Kept answers of the payment resource GETs: given again only while a read now would answer the same.
+
+import { request as httpGet } from 'node:http';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { authorize, capturedPayment, refund, usd } from './payments-helpers.js';
+
+/** A GET with headers fetch will not send as given (Host), or a HEAD, over node:http. */
+function rawRequest(url: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((done, fail) => {
+    const sent = httpGet(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    sent.on('error', fail);
+    sent.end();
+  });
+}
+
+describe('kept answers on a file database', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  const stats = () => ({ ...t.server.deps.readCache.stats });
+
+  it('gives a repeated GET the same status, headers and bytes without going through the route', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    const first = await t.request('GET', `/v2/payments/captures/${captureId}`);
+    const before = stats();
+    const second = await t.request('GET', `/v2/payments/captures/${captureId}`);
+    expect(stats().hits).toBe(before.hits + 1);
+    expect(second.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    for (const name of ['content-type', 'content-length', 'cache-control']) expect(second.headers.get(name)).toBe(first.headers.get(name));
+
+    const head = await rawRequest(`${t.url}/v2/payments/captures/${captureId}`, { authorization: `Bearer ${t.merchant.token}` }, 'HEAD');
+    expect(stats().hits).toBe(before.hits + 2);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers['content-length']).toBe(first.headers.get('content-length'));
+  });
+
+  it('answers anew after a change made through the API', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    expect((await t.request('GET', `/v2/payments/captures/${captureId}`)).body.status).toBe('COMPLETED');
+    await t.request('GET', `/v2/payments/captures/${captureId}`);
+    const refunded = await refund(t, captureId, usd('5.00'));
+    expect(refunded.status).toBe(200);
+    const after = await t.request('GET', `/v2/payments/captures/${captureId}`);
+    expect(after.body.status).toBe('PARTIALLY_REFUNDED');
+    const refundId = refunded.body.id as string;
+    expect((await t.request('GET', `/v2/payments/refunds/${refundId}`)).body.status).toBe('COMPLETED');
+    expect((await t.request('GET', `/v2/payments/refunds/${refundId}`)).body.id).toBe(refundId);
+  });
+
+  it('answers anew after another connection commits to the file', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    const path = `/v2/payments/captures/${captureId}`;
+    const kept = (await t.request('GET', path)).body.update_time as string;
+    const before = stats();
+    expect((await t.request('GET', path)).body.update_time).toBe(kept);
+    expect(stats().hits).toBe(before.hits + 1);
+
+    const other = new BetterSqlite3(t.dbPath);
+    try {
+      other.pragma('busy_timeout = 5000');
+      other.prepare('UPDATE captures SET update_time = ? WHERE id = ?').run('2030-01-02T03:04:05Z', captureId);
+    } finally {
+      other.close();
+    }
+    const after = await t.request('GET', path);
+    expect(after.body.update_time).toBe('2030-01-02T03:04:05Z');
+    expect(stats().hits).toBe(before.hits + 1);
+  });
+
+  it('keeps an answer per account, per Host and per request target', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    const path = `/v2/payments/captures/${captureId}`;
+    const auth = { authorization: `Bearer ${t.merchant.token}` };
+    const a = await rawRequest(`${t.url}${path}`, { ...auth, host: 'a.example' });
+    const a2 = await rawRequest(`${t.url}${path}`, { ...auth, host: 'a.example' });
+    const b = await rawRequest(`${t.url}${path}`, { ...auth, host: 'b.example:8443' });
+    expect(a2.text).toBe(a.text);
+    expect(JSON.parse(a.text).links[0].href).toBe(`http://a.example${path}`);
+    expect(JSON.parse(b.text).links[0].href).toBe(`http://b.example:8443${path}`);
+
+    const stranger = await t.createMerchant();
+    expect((await t.request('GET', path, { token: stranger.token })).status).toBe(404);
+    expect((await t.request('GET', path, { token: 'not-a-token' })).status).toBe(401);
+    expect((await t.request('GET', path, { token: null })).status).toBe(401);
+    expect((await t.request('GET', `${path}?x=1`)).body.id).toBe(captureId);
+  });
+
+  it('leaves requests with headers that matter to the route', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    const path = `/v2/payments/captures/${captureId}`;
+    await t.request('GET', path);
+    await t.request('GET', path);
+    const mocked = await t.request('GET', path, { headers: { 'paypal-mock-response': JSON.stringify({ mock_application_codes: 'INTERNAL_SERVER_ERROR' }) } });
+    expect(mocked.status).toBe(500);
+    const tooLong = await t.request('GET', path, { headers: { 'service-request-id': 'x'.repeat(10_001) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details[0].field).toBe('Service-Request-Id');
+  });
+});
+
+describe('kept answers and the clock', () => {
+  let t: TestServer;
+  let now = Date.parse('2026-03-01T12:00:00Z');
+  beforeAll(async () => {
+    t = await startTestServer({ memory: true, now: () => now });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('an authorization past its expiry is swept, not given as kept, though nothing was written', async () => {
+    const id = await authorize(t, '20.00');
+    // Close to the expiry (29 days), with a token that outlives it; then no write at all.
+    now += 29 * 86_400_000 - 3_600_000;
+    t.merchant.token = await t.tokenFor(t.merchant.client_id, t.merchant.client_secret);
+    const path = `/v2/payments/authorizations/${id}`;
+    expect((await t.request('GET', path)).body.status).toBe('CREATED');
+    const before = { ...t.server.deps.readCache.stats };
+    expect((await t.request('GET', path)).body.status).toBe('CREATED');
+    expect(t.server.deps.readCache.stats.hits).toBe(before.hits + 1);
+
+    now += 2 * 3_600_000;
+    const expired = await t.request('GET', path);
+    expect(expired.body.status).toBe('VOIDED');
+    expect(expired.body.status_details).toEqual({ reason: 'EXPIRED' });
+  });
+});
+
+describe('kept answers are off where they would skip something', () => {
+  it('with request logging on, every request is logged and none is given from the cache', async () => {
+    const lines: string[] = [];
+    const t = await startTestServer({ memory: true, logLevel: 'info', logDestination: { write: (line) => lines.push(line) } });
+    try {
+      const { captureId } = await capturedPayment(t, '10.00');
+      lines.length = 0;
+      for (let i = 0; i < 3; i += 1) expect((await t.request('GET', `/v2/payments/captures/${captureId}`)).status).toBe(200);
+      expect(lines.filter((line) => line.includes('request completed'))).toHaveLength(3);
+      expect(t.server.deps.readCache.stats.hits).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with rate limiting on, every request takes from the bucket', async () => {
+    const t = await startTestServer({ memory: true, config: { rateLimitPerSecond: 0.001, rateLimitBurst: 12 } });
+    try {
+      const { captureId } = await capturedPayment(t, '10.00');
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i += 1) statuses.push((await t.request('GET', `/v2/payments/captures/${captureId}`)).status);
+      expect(statuses).toContain(429);
+      expect(t.server.deps.readCache.stats.hits).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
