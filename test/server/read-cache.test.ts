@@ -59,6 +59,29 @@ describe('kept answers on a file database', () => {
     expect((await t.request('GET', `/v2/payments/refunds/${refundId}`)).body.id).toBe(refundId);
   });
 
+  it('never gives an answer older than a change already acknowledged, with reads and writes interleaved', async () => {
+    const captures = await Promise.all(Array.from({ length: 8 }, () => capturedPayment(t, '30.00')));
+    const reader = async (captureId: string, stop: { done: boolean }) => {
+      while (!stop.done) expect((await t.request('GET', `/v2/payments/captures/${captureId}`)).status).toBe(200);
+    };
+    const stop = { done: false };
+    const readers = captures.flatMap(({ captureId }) => [reader(captureId, stop), reader(captureId, stop)]);
+    const before = { ...t.server.deps.readCache.stats };
+    await Promise.all(
+      captures.map(async ({ captureId }) => {
+        for (let i = 0; i < 3; i += 1) await t.request('GET', `/v2/payments/captures/${captureId}`);
+        expect((await refund(t, captureId, usd('1.00'))).status).toBe(200);
+        expect((await t.request('GET', `/v2/payments/captures/${captureId}`)).body.status).toBe('PARTIALLY_REFUNDED');
+        expect((await refund(t, captureId, usd('29.00'))).status).toBe(200);
+        expect((await t.request('GET', `/v2/payments/captures/${captureId}`)).body.status).toBe('REFUNDED');
+      }),
+    );
+    stop.done = true;
+    await Promise.all(readers);
+    // The loads did go through kept answers between the writes.
+    expect(t.server.deps.readCache.stats.hits).toBeGreaterThan(before.hits);
+  });
+
   it('answers anew after another connection commits to the file', async () => {
     const { captureId } = await capturedPayment(t, '30.00');
     const path = `/v2/payments/captures/${captureId}`;
