@@ -528,7 +528,7 @@ describe('storage gates', () => {
       const tables = () => (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
       expect(tables()).toEqual(['invoices']);
       sqlite.exec('DROP TABLE invoices');
-      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       expect(tables()).toEqual(expect.arrayContaining(['accounts', 'invoices', 'schema_migrations']));
       expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([]);
     } finally {

@@ -122,14 +122,12 @@ export function sendResult(reply: FastifyReply, result: StoredResponse): Fastify
   return reply.send(result.body);
 }
 
+/** The delete of an account's request ids past their retention (found by idempotency_keys_account_expiry). */
+export const expiredRequestIds = (db: Queryable, accountId: string, now: Date) =>
+  db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('expires_at', '<=', isoMillis(now));
+
 /** Drops request ids past their retention on each account's clock. */
 export async function purgeExpiredRequestIds(deps: ServerDeps): Promise<void> {
   const accounts = await deps.db.selectFrom('accounts').select('id').execute();
-  for (const { id } of accounts) {
-    await deps.db
-      .deleteFrom('idempotency_keys')
-      .where('account_id', '=', id)
-      .where('expires_at', '<=', isoMillis(deps.clock.now(id)))
-      .execute();
-  }
+  for (const { id } of accounts) await expiredRequestIds(deps.db, id, deps.clock.now(id)).execute();
 }

@@ -8,6 +8,7 @@ import { invoicingMigration } from './0004-invoicing.js';
 import { invoiceViewsMigration } from './0008-invoice-views.js';
 import { paymentsMigration } from './0003-payments.js';
 import { payoutsMigration } from './0006-payouts.js';
+import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   payoutsMigration, // 0006 payouts
   notificationsMigration,
   invoiceViewsMigration, // 0008 invoice view templates
+  requestIdExpiryMigration, // 0009 the request-id purge's index
 ].sort((a, b) => a.id - b.id);
