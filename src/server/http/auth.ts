@@ -1,6 +1,7 @@
 // Who is calling: bearer tokens, the admin key, and platform apps acting for a merchant.
 
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { consentExists } from '../oauth/store.js';
@@ -40,6 +41,15 @@ function bearerOf(request: FastifyRequest): string {
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
   if (!match?.[1]) throw authFailure('The Authorization header must be "Bearer <access token>".');
   return match[1];
+}
+
+/**
+ * The text after `Bearer ` in the Authorization header, unchecked (undefined without that prefix).
+ * Enough where the text is then compared with known secrets or tokens; `bearerOf` checks the form.
+ */
+export function bearerText(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers.authorization;
+  return typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -137,9 +147,8 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
   }
 
   function isAdminRequest(request: FastifyRequest): boolean {
-    const header = request.headers.authorization;
-    if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
-    return sameSecret(header.slice('Bearer '.length), adminKey());
+    const given = bearerText(request.headers);
+    return given !== undefined && sameSecret(given, adminKey());
   }
 
   /** The bearer's caller (or a promise of it); undefined when the route needs none or the admin key was given. */

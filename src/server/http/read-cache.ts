@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
+import { bearerText } from './auth.js';
 import { AUTH_ASSERTION_HEADERS, MOCK_RESPONSE_HEADERS, REQUEST_ID_HEADERS } from './headers.js';
 
 /**
@@ -23,6 +24,8 @@ const SPECIAL_HEADERS = [...REQUEST_ID_HEADERS, ...AUTH_ASSERTION_HEADERS, ...MO
 
 const MAX_ENTRIES = 4_096;
 const MAX_BYTES = 8 * 1024 * 1024;
+/** A larger answer is not kept (a payment resource is ~1-3 KB). */
+const MAX_ANSWER_BYTES = 128 * 1024;
 
 /** The generation a request saw before its route read anything (set by the route's onRequest hook). */
 const SEEN_GENERATION = Symbol('payctl.readCache.generation');
@@ -39,12 +42,6 @@ function plainKey(request: IncomingMessage, accountId: string): string | undefin
   if (typeof host !== 'string' || host === '') return undefined;
   for (const name of SPECIAL_HEADERS) if (headers[name] !== undefined) return undefined;
   return `${accountId}\n${host}\n${request.url ?? ''}`;
-}
-
-/** The token of an `Authorization: Bearer <token>` header, as the authenticator reads it. */
-function bearerToken(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
-  return typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
 }
 
 /**
@@ -94,14 +91,16 @@ export class ReadCache {
    */
   answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (this.entries.size === 0 || request.method !== 'GET') return false;
-    const token = bearerToken(request);
+    // The token cache holds only tokens the authenticator has accepted: the text needs no check of its own.
+    const token = bearerText(request.headers);
     if (token === undefined) return false;
     const accountId = this.accountOfToken(token);
     if (accountId === undefined) return false;
     const key = plainKey(request, accountId);
-    const entry = key === undefined ? undefined : this.entries.get(key);
-    if (key === undefined || entry === undefined) return false;
-    if (!this.sameGeneration(entry.generation)) {
+    if (key === undefined) return false;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return false;
+    if (this.currentGeneration() !== entry.generation) {
       this.drop(key, entry);
       this.stats.misses += 1;
       return false;
@@ -139,11 +138,11 @@ export class ReadCache {
     const generation = request[SEEN_GENERATION];
     const caller = request.caller;
     if (!this.enabled || generation === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
-    if (caller === null || caller.viaAssertion || bearerToken(request.raw) === undefined) return;
+    if (caller === null || caller.viaAssertion || bearerText(request.headers) === undefined) return;
     const key = plainKey(request.raw, caller.accountId);
     if (key === undefined) return;
     const bytes = Buffer.byteLength(payload);
-    if (bytes > MAX_BYTES / 64) return;
+    if (bytes > MAX_ANSWER_BYTES) return;
     const headers = { ...reply.getHeaders(), 'content-length': bytes } as OutgoingHttpHeaders;
     const previous = this.entries.get(key);
     if (previous) this.drop(key, previous);
@@ -160,10 +159,6 @@ export class ReadCache {
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.bytes;
-  }
-
-  private sameGeneration(kept: string): boolean {
-    return this.currentGeneration() === kept;
   }
 
   private currentGeneration(): string | undefined {
