@@ -1,11 +1,12 @@
 // Prepared statements (src/server/db/prepared.ts) against a real SQLite file: the same rows as the
 // Kysely builder they replace, one statement per column shape, and mistakes refused loudly.
 
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
-import type { Db } from '../../src/server/db/schema.js';
+import { runInOpenTransaction } from '../../src/server/db/driver.js';
+import type { Db, Trx } from '../../src/server/db/schema.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -65,6 +66,34 @@ describe('keyed statements', () => {
       }),
     ).rejects.toThrow('refused');
     expect(await findRow(db, 'settings', { key: 'prep.rolled' })).toBeUndefined();
+  });
+
+  it('inside an open transaction runs on its connection without Kysely’s executor; outside, through it', async () => {
+    const rootRuns = vi.spyOn(db, 'executeQuery');
+    await insertRow(db, 'settings', { key: 'direct.root', value: 'r' });
+    expect(rootRuns).toHaveBeenCalledTimes(1);
+    rootRuns.mockRestore();
+
+    await expect(
+      inTransaction(db, async (trx) => {
+        const viaKysely = vi.spyOn(trx, 'executeQuery');
+        await insertRow(trx, 'settings', { key: 'prep.direct', value: 'd' });
+        await updateRows(trx, 'settings', { key: 'prep.direct' }, { value: 'e' });
+        expect(await findRow(trx, 'settings', { key: 'prep.direct' })).toEqual({ key: 'prep.direct', value: 'e' });
+        expect(viaKysely).not.toHaveBeenCalled();
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    // Ran in the transaction, so its rollback took the row back.
+    expect(await findRow(db, 'settings', { key: 'prep.direct' })).toBeUndefined();
+  });
+
+  it('a transaction handle kept past its COMMIT goes through Kysely again, not straight to the connection', async () => {
+    let kept: Trx | undefined;
+    await inTransaction(db, async (trx) => {
+      kept = trx;
+    });
+    expect(runInOpenTransaction(kept!, CompiledQuery.raw('select 1'))).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@
 // COMMIT (one fsync for the batch). With one request in flight this is a plain transaction.
 
 import { CompiledQuery } from 'kysely';
-import { markTransactionScope } from './driver.js';
+import { markTransactionScope, runInOpenTransaction } from './driver.js';
 import type { Db, Trx } from './schema.js';
 
 export type TransactionWork<T> = (trx: Trx) => Promise<T>;
@@ -31,6 +31,8 @@ const SAVEPOINT = CompiledQuery.raw('SAVEPOINT request');
 const RELEASE = CompiledQuery.raw('RELEASE request');
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO request');
 
+const run = (trx: Trx, query: CompiledQuery) => runInOpenTransaction(trx, query) ?? trx.executeQuery(query);
+
 export function createGroupCommitter(db: Db, enabled: boolean): Committer {
   const queue: Pending[] = [];
   let draining = false;
@@ -43,14 +45,14 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
       await db.transaction().execute((trx) =>
         markTransactionScope(async () => {
           for (const item of batch) {
-            await trx.executeQuery(SAVEPOINT);
+            await run(trx, SAVEPOINT);
             try {
               const value = await item.work(trx);
-              await trx.executeQuery(RELEASE);
+              await run(trx, RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {
-              await trx.executeQuery(ROLLBACK_TO);
-              await trx.executeQuery(RELEASE);
+              await run(trx, ROLLBACK_TO);
+              await run(trx, RELEASE);
               outcomes.push({ ok: false, error });
             }
           }

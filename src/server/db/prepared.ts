@@ -5,6 +5,7 @@
 // compiled query to Kysely's executor (same connection, same transaction, same dialect).
 
 import type { CompiledQuery, Compilable, Insertable, QueryResult, Selectable, Updateable } from 'kysely';
+import { runInOpenTransaction } from './driver.js';
 import type { Database, Db, Queryable } from './schema.js';
 
 /** Stands for a value while the statement is built; replaced by the named argument on each run. */
@@ -73,7 +74,8 @@ export function prepared<A extends Args, R = unknown>(
       if (value === undefined) throw new Error(`prepared statement: no value for "${name}" in: ${query.sql}`);
       parameters[index] = value;
     }
-    return db.executeQuery<R>({ ...query, parameters } as CompiledQuery<R>);
+    const filled = { ...query, parameters } as CompiledQuery<R>;
+    return runInOpenTransaction<R>(db, filled) ?? db.executeQuery<R>(filled);
   };
   return {
     execute,
