@@ -5,7 +5,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
-import { runInOpenTransaction } from '../../src/server/db/driver.js';
+import { runNowInTransaction } from '../../src/server/db/driver.js';
 import type { Db, Trx } from '../../src/server/db/schema.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -88,12 +88,26 @@ describe('keyed statements', () => {
     expect(await findRow(db, 'settings', { key: 'prep.direct' })).toBeUndefined();
   });
 
+  it('a statement refused by SQLite inside a transaction is a rejection, not a throw', async () => {
+    const insert = prepared<{ key: string; value: string }>((base, arg) => base.insertInto('settings').values({ key: arg('key'), value: arg('value') }));
+    const outcome = inTransaction(db, async (trx) => {
+      await insert.execute(trx, { key: 'prep.once', value: '1' });
+      const again = insert.execute(trx, { key: 'prep.once', value: '2' });
+      expect(again).toBeInstanceOf(Promise);
+      await expect(again).rejects.toThrow(/UNIQUE constraint failed/);
+      await expect(insertRow(trx, 'settings', { key: 'prep.once', value: '3' })).rejects.toThrow(/UNIQUE constraint failed/);
+      throw new Error('roll back');
+    });
+    await expect(outcome).rejects.toThrow('roll back');
+    expect(await findRow(db, 'settings', { key: 'prep.once' })).toBeUndefined();
+  });
+
   it('a transaction handle kept past its COMMIT goes through Kysely again, not straight to the connection', async () => {
     let kept: Trx | undefined;
     await inTransaction(db, async (trx) => {
       kept = trx;
     });
-    expect(runInOpenTransaction(kept!, CompiledQuery.raw('select 1'))).toBeUndefined();
+    expect(runNowInTransaction(kept!, CompiledQuery.raw('select 1'))).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@
 // COMMIT (one fsync for the batch). With one request in flight this is a plain transaction.
 
 import { CompiledQuery } from 'kysely';
-import { markTransactionScope, runInOpenTransaction } from './driver.js';
+import { markTransactionScope, runNowInTransaction } from './driver.js';
 import type { Db, Trx } from './schema.js';
 
 export type TransactionWork<T> = (trx: Trx) => Promise<T>;
@@ -31,7 +31,10 @@ const SAVEPOINT = CompiledQuery.raw('SAVEPOINT request');
 const RELEASE = CompiledQuery.raw('RELEASE request');
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO request');
 
-const run = (trx: Trx, query: CompiledQuery) => runInOpenTransaction(trx, query) ?? trx.executeQuery(query);
+/** Savepoint statements: run now on the open transaction (no promise to wait for), or through Kysely. */
+async function run(trx: Trx, query: CompiledQuery): Promise<void> {
+  if (runNowInTransaction(trx, query) === undefined) await trx.executeQuery(query);
+}
 
 export function createGroupCommitter(db: Db, enabled: boolean): Committer {
   const queue: Pending[] = [];

@@ -5,7 +5,7 @@
 // compiled query to Kysely's executor (same connection, same transaction, same dialect).
 
 import type { CompiledQuery, Compilable, Insertable, QueryResult, Selectable, Updateable } from 'kysely';
-import { runInOpenTransaction } from './driver.js';
+import { runNowInTransaction } from './driver.js';
 import type { Database, Db, Queryable } from './schema.js';
 
 /** Stands for a value while the statement is built; replaced by the named argument on each run. */
@@ -19,6 +19,12 @@ type Args = Record<string, unknown>;
 export type ArgFn<A extends Args> = <K extends keyof A & string>(name: K) => A[K];
 
 export interface PreparedStatement<A extends Args, R> {
+  /**
+   * The result itself when `db` is an open transaction on SQLite (run at once: awaiting a value that
+   * is already there still costs a turn of the microtask queue, and a capture runs ~13 statements),
+   * otherwise a promise of it.
+   */
+  run(db: Queryable, args: A): QueryResult<R> | Promise<QueryResult<R>>;
   execute(db: Queryable, args: A): Promise<QueryResult<R>>;
   /** The rows. */
   all(db: Queryable, args: A): Promise<R[]>;
@@ -59,7 +65,7 @@ export function prepared<A extends Args, R = unknown>(
 ): PreparedStatement<A, R> {
   // Compiled per dialect (the adapter object), so a second database kind gets its own SQL.
   const compiledFor = new WeakMap<object, Compiled>();
-  const execute = (db: Queryable, args: A): Promise<QueryResult<R>> => {
+  const run = (db: Queryable, args: A): QueryResult<R> | Promise<QueryResult<R>> => {
     const adapter = db.getExecutor().adapter;
     let compiled = compiledFor.get(adapter);
     if (!compiled) {
@@ -75,12 +81,26 @@ export function prepared<A extends Args, R = unknown>(
       parameters[index] = value;
     }
     const filled = { ...query, parameters } as CompiledQuery<R>;
-    return runInOpenTransaction<R>(db, filled) ?? db.executeQuery<R>(filled);
+    return runNowInTransaction<R>(db, filled) ?? db.executeQuery<R>(filled);
   };
   return {
-    execute,
-    all: async (db, args) => (await execute(db, args)).rows,
-    first: async (db, args) => (await execute(db, args)).rows[0],
+    run,
+    execute: (db, args) => {
+      try {
+        const result = run(db, args);
+        return result instanceof Promise ? result : Promise.resolve(result);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    all: async (db, args) => {
+      const result = run(db, args);
+      return (result instanceof Promise ? await result : result).rows;
+    },
+    first: async (db, args) => {
+      const result = run(db, args);
+      return (result instanceof Promise ? await result : result).rows[0];
+    },
   };
 }
 
@@ -137,21 +157,28 @@ export async function insertRow<T extends Table>(db: Queryable, table: T, row: I
   const statement = cached(`insert|${table}|${columns.join(',')}`, (base, arg) =>
     (base.insertInto(table as Table) as unknown as { values(values: Args): Compilable<unknown> }).values(Object.fromEntries(columns.map((column) => [column, arg(column)]))),
   );
-  await statement.execute(db, row as Args);
+  const result = statement.run(db, row as Args);
+  if (result instanceof Promise) await result;
 }
 
 /** The rows of `table` whose columns equal `key`'s values (every column selected). */
 export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Array<Row<T>>> {
-  const columns = keyColumnsOf(table, key as Record<string, unknown>);
-  const statement = cached(`select|${table}|${columns.join(',')}`, (base, arg) =>
-    whereAll(base.selectFrom(table as Table).selectAll() as never, columns, '', arg),
-  );
-  return (await statement.all(db, key as Args)) as Array<Row<T>>;
+  const result = selectByKey(db, table, key);
+  return (result instanceof Promise ? await result : result).rows as Array<Row<T>>;
 }
 
 /** The first row of `table` whose columns equal `key`'s values, or undefined. */
 export async function findRow<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Row<T> | undefined> {
-  return (await findRows(db, table, key))[0];
+  const result = selectByKey(db, table, key);
+  return (result instanceof Promise ? await result : result).rows[0] as Row<T> | undefined;
+}
+
+function selectByKey<T extends Table>(db: Queryable, table: T, key: Key<T>): QueryResult<unknown> | Promise<QueryResult<unknown>> {
+  const columns = keyColumnsOf(table, key as Record<string, unknown>);
+  const statement = cached(`select|${table}|${columns.join(',')}`, (base, arg) =>
+    whereAll(base.selectFrom(table as Table).selectAll() as never, columns, '', arg),
+  );
+  return statement.run(db, key as Args);
 }
 
 /** Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values; the count changed. */
@@ -170,6 +197,7 @@ export async function updateRows<T extends Table>(db: Queryable, table: T, key: 
   const args: Args = {};
   prefixed(changes as Record<string, unknown>, setColumns, 'set.', args);
   prefixed(key as Record<string, unknown>, keyColumns, 'key.', args);
-  const result = await statement.execute(db, args);
+  const pending = statement.run(db, args);
+  const result = pending instanceof Promise ? await pending : pending;
   return result.numAffectedRows ?? 0n;
 }
