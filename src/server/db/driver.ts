@@ -90,7 +90,7 @@ function builderFor(cached: CachedStatement, values: unknown[]): RowBuilder {
   return cached.shape.build;
 }
 
-export class CachedConnection implements DatabaseConnection {
+class CachedConnection implements DatabaseConnection {
   private readonly statements = new Map<string, CachedStatement>();
   private readonly schemaVersion: BetterSqlite3.Statement;
   private knownSchemaVersion: unknown;
