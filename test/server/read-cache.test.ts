@@ -2,6 +2,7 @@
 
 import { request as httpGet } from 'node:http';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capturedPayment, refund, usd } from './payments-helpers.js';
@@ -19,6 +20,20 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
+/**
+ * Waits until the webhook dispatcher has fanned out every event. Its fan-out moves a cursor row, a
+ * write that makes every kept answer stale, and it runs on its own 100 ms timer: a test counting
+ * hits must not have it land between two reads (it did, 1 run in 12, before this wait).
+ */
+async function dispatcherCaughtUp(t: TestServer): Promise<void> {
+  const behind = sql<{ n: bigint }>`select (select coalesce(max(seq), 0) from events) - (select last_seq from webhook_dispatch_cursor where name = 'events') as n`;
+  for (let tries = 0; tries < 500; tries += 1) {
+    if ((await behind.execute(t.server.deps.db)).rows[0]?.n === 0n) return;
+    await new Promise((done) => setTimeout(done, 10));
+  }
+  throw new Error('the webhook dispatcher did not catch up with the events in 5 s');
+}
+
 describe('kept answers on a file database', () => {
   let t: TestServer;
   beforeAll(async () => {
@@ -31,6 +46,7 @@ describe('kept answers on a file database', () => {
 
   it('gives a repeated GET the same status, headers and bytes without going through the route', async () => {
     const { captureId } = await capturedPayment(t, '30.00');
+    await dispatcherCaughtUp(t);
     const first = await t.request('GET', `/v2/payments/captures/${captureId}`);
     const before = stats();
     const second = await t.request('GET', `/v2/payments/captures/${captureId}`);
@@ -84,6 +100,7 @@ describe('kept answers on a file database', () => {
 
   it('answers anew after another connection commits to the file', async () => {
     const { captureId } = await capturedPayment(t, '30.00');
+    await dispatcherCaughtUp(t);
     const path = `/v2/payments/captures/${captureId}`;
     const kept = (await t.request('GET', path)).body.update_time as string;
     const before = stats();
@@ -148,6 +165,7 @@ describe('kept answers and the clock', () => {
     // Close to the expiry (29 days), with a token that outlives it; then no write at all.
     now += 29 * 86_400_000 - 3_600_000;
     t.merchant.token = await t.tokenFor(t.merchant.client_id, t.merchant.client_secret);
+    await dispatcherCaughtUp(t);
     const path = `/v2/payments/authorizations/${id}`;
     expect((await t.request('GET', path)).body.status).toBe('CREATED');
     const before = { ...t.server.deps.readCache.stats };
