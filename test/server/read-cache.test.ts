@@ -2,10 +2,11 @@
 
 import { request as httpGet } from 'node:http';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { latestEventSeq, readCursor } from '../../src/server/notifications/store.js';
 import { authorize, capturedPayment, refund, usd } from './payments-helpers.js';
+import { waitUntil } from './webhooks-support.js';
 
 /** A GET with a header fetch will not send as given (Host), over node:http. */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
@@ -26,12 +27,8 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
  * hits must not have it land between two reads (it did, 1 run in 12, before this wait).
  */
 async function dispatcherCaughtUp(t: TestServer): Promise<void> {
-  const behind = sql<{ n: bigint }>`select (select coalesce(max(seq), 0) from events) - (select last_seq from webhook_dispatch_cursor where name = 'events') as n`;
-  for (let tries = 0; tries < 500; tries += 1) {
-    if ((await behind.execute(t.server.deps.db)).rows[0]?.n === 0n) return;
-    await new Promise((done) => setTimeout(done, 10));
-  }
-  throw new Error('the webhook dispatcher did not catch up with the events in 5 s');
+  const { db } = t.server.deps;
+  await waitUntil(async () => (await readCursor(db)) === (await latestEventSeq(db)), 5_000, 'the webhook dispatcher to fan out every event');
 }
 
 describe('kept answers on a file database', () => {

@@ -31,7 +31,7 @@ const SAVEPOINT = CompiledQuery.raw('SAVEPOINT request');
 const RELEASE = CompiledQuery.raw('RELEASE request');
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO request');
 
-/** Savepoint statements: run now on the open transaction (no promise to wait for), or through Kysely. */
+/** A savepoint statement: run at once on the open transaction (driver.ts), through Kysely only on another dialect. */
 async function run(trx: Trx, query: CompiledQuery): Promise<void> {
   if (runNowInTransaction(trx, query) === undefined) await trx.executeQuery(query);
 }

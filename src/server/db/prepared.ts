@@ -86,13 +86,10 @@ export function prepared<A extends Args, R = unknown>(
   };
   return {
     run,
-    execute: (db, args) => {
-      try {
-        const result = run(db, args);
-        return result instanceof Promise ? result : Promise.resolve(result);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    // Async like the two below: a refusal (a missing value, or SQLite's own) is a rejection.
+    execute: async (db, args) => {
+      const result = run(db, args);
+      return result instanceof Promise ? await result : result;
     },
     all: async (db, args) => {
       const result = run(db, args);
