@@ -6,6 +6,7 @@ import { link, type Link } from '../http/links.js';
 import { presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
 import { authorizationsOfOrder, capturesOfOrder, refundsOfCaptures } from '../payments/store.js';
 import type { OrderRow } from './store.js';
+import { trackersByUnit } from './trackers.js';
 import { storedUnitSchema } from './units.js';
 
 export const orderDetailsSchema = z.lazy(() =>
@@ -14,6 +15,7 @@ export const orderDetailsSchema = z.lazy(() =>
     payment_source: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     payer: z.record(z.string(), z.unknown()).optional(),
     processing_instruction: z.string().optional(),
+    application_context: z.record(z.string(), z.unknown()).optional(),
   }),
 );
 export type OrderDetails = z.output<typeof orderDetailsSchema>;
@@ -35,8 +37,8 @@ function orderLinks(row: OrderRow, baseUrl: string): Link[] {
   return links;
 }
 
-/** Each purchase unit's authorizations, captures and refunds, as the order shows them. */
-async function paymentsByUnit(ctx: ServiceContext, row: OrderRow): Promise<Map<string, Record<string, Resource[]>>> {
+/** Each purchase unit's authorizations, captures and refunds, as the order shows them, and its trackers. */
+async function paymentsByUnit(ctx: ServiceContext, row: OrderRow) {
   const authorizations = await authorizationsOfOrder(ctx.db, ctx.accountId, row.id);
   const captures = await capturesOfOrder(ctx.db, ctx.accountId, row.id);
   const refunds = await refundsOfCaptures(ctx.db, ctx.accountId, captures.map((capture) => capture.id));
@@ -50,19 +52,23 @@ async function paymentsByUnit(ctx: ServiceContext, row: OrderRow): Promise<Map<s
   for (const authorization of authorizations) add(authorization.reference_id, 'authorizations', presentAuthorization(authorization, ctx.baseUrl));
   for (const capture of captures) add(capture.reference_id, 'captures', presentCapture(capture, ctx.baseUrl));
   for (const refund of refunds) add(unitOfCapture.get(refund.capture_id) ?? 'default', 'refunds', presentRefund(refund, ctx.baseUrl));
-  return byUnit;
+  // Only a captured order can have trackers.
+  const trackers = captures.length > 0 ? await trackersByUnit(ctx, row.id, unitOfCapture) : new Map<string, Resource[]>();
+  return { byUnit, trackers };
 }
 
 export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<Resource> {
   const details = parseOrderDetails(row);
-  const payments = await paymentsByUnit(ctx, row);
+  const { byUnit: payments, trackers } = await paymentsByUnit(ctx, row);
   const resource = { id: row.id, status: row.status } as Resource;
   resource.intent = row.intent;
   if (details.payment_source) resource.payment_source = details.payment_source;
   if (details.processing_instruction) resource.processing_instruction = details.processing_instruction;
   resource.purchase_units = details.purchase_units.map((unit) => {
     const unitPayments = payments.get(unit.reference_id);
-    return unitPayments ? { ...unit, payments: unitPayments } : unit;
+    const unitTrackers = trackers.get(unit.reference_id);
+    const shown = unitTrackers ? { ...unit, shipping: { ...unit.shipping, trackers: unitTrackers } } : unit;
+    return unitPayments ? { ...shown, payments: unitPayments } : shown;
   });
   if (details.payer) resource.payer = details.payer;
   resource.create_time = row.create_time;

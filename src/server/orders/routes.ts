@@ -14,9 +14,18 @@ import { sweepForRequest } from '../payments/expiry.js';
 import { applyMock } from '../payments/mock.js';
 import type { Resource } from '../payments/present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
-import { createOrderSchema, orderActionSchema, orderParamsSchema } from './schema.js';
+import {
+  confirmOrderSchema,
+  createOrderSchema,
+  orderActionSchema,
+  orderParamsSchema,
+  patchRequestSchema,
+  trackerParamsSchema,
+  trackerRequestSchema,
+} from './schema.js';
 import * as orders from './service.js';
 import { deleteOrders, findOrderForPayer } from './store.js';
+import { addTracker, patchTracker } from './trackers.js';
 
 const ORDER = '/v2/checkout/orders/:id';
 
@@ -77,6 +86,8 @@ export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): vo
     return mutate(deps, request, reply, 'orders.capture', 201, (ctx) => orders.captureOrder(ctx, id, body));
   });
 
+  registerUpdateRoutes(app, deps);
+
   app.post('/_payctl/orders/:id/approve', async (request, reply) => {
     const { id } = parsePath(orderParamsSchema, request.params);
     const result = await runMutation(deps, request, { operation: 'sandbox.orders.approve', retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => ({
@@ -87,6 +98,50 @@ export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): vo
   });
 
   registerApprovalPage(app, deps);
+}
+
+/** Answers 204 once the change is committed; a replay with the same request id answers 204 again. */
+async function update(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, operation: string, work: (ctx: ServiceContext) => Promise<void>) {
+  await sweepForRequest(deps, request);
+  const result = await runMutation(deps, request, { operation, retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => {
+    await work(ctx);
+    return { status: 204, body: undefined };
+  });
+  return sendResult(reply, result);
+}
+
+/** PATCH of an order, the payer's confirmation of a payment source, and shipment tracking. */
+function registerUpdateRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  app.patch(ORDER, async (request, reply) => {
+    const { id } = parsePath(orderParamsSchema, request.params);
+    const operations = parseBody(patchRequestSchema, request.body);
+    return update(deps, request, reply, 'orders.patch', (ctx) => orders.patchOrder(ctx, id, operations));
+  });
+
+  app.post(`${ORDER}/confirm-payment-source`, async (request, reply) => {
+    applyMock(request);
+    const { id } = parsePath(orderParamsSchema, request.params);
+    const body = parseBody(confirmOrderSchema, request.body);
+    // Confirming changes an existing order: 200, also on a replay.
+    return mutate(deps, request, reply, 'orders.confirm', 200, (ctx) => orders.confirmOrder(ctx, id, body));
+  });
+
+  app.post(`${ORDER}/track`, async (request, reply) => {
+    const { id } = parsePath(orderParamsSchema, request.params);
+    const body = parseBody(trackerRequestSchema, request.body);
+    await sweepForRequest(deps, request);
+    const result = await runMutation(deps, request, { operation: 'orders.track', retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => {
+      await addTracker(ctx, id, body);
+      return { status: 201, body: await orders.getOrder(ctx, id) };
+    });
+    return sendResult(reply, { ...result, status: result.replayed ? 200 : result.status });
+  });
+
+  app.patch(`${ORDER}/trackers/:tracker_id`, async (request, reply) => {
+    const { id, tracker_id: trackerId } = parsePath(trackerParamsSchema, request.params);
+    const operations = parseBody(patchRequestSchema, request.body);
+    return update(deps, request, reply, 'orders.trackers.patch', (ctx) => patchTracker(ctx, id, trackerId, operations));
+  });
 }
 
 /** The approve link: a page the payer opens in a browser; its button approves the order. */

@@ -31,6 +31,8 @@ function build() {
     soft_descriptor: z.string().min(1).max(22).optional(),
     items: z.array(itemSchema).max(100).optional(),
     shipping: z.object({}).loose().optional(),
+    payment_instruction: z.object({}).loose().optional(),
+    supplementary_data: z.object({}).loose().optional(),
   });
   const cardSchema = z.object({
     number: z.string().regex(/^[0-9]{13,19}$/),
@@ -57,18 +59,75 @@ function build() {
   });
   const orderActionSchema = z.object({ payment_source: paymentSourceSchema.optional() });
   const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
+
+  /** JSON Patch as sent; which paths and operations apply is the service's rule (orders/patch.ts). */
+  const patchRequestSchema = z
+    .array(
+      z.object({
+        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+        path: z.string().max(1000).optional(),
+        value: z.unknown().optional(),
+        from: z.string().max(1000).optional(),
+      }),
+    )
+    .min(1)
+    .max(100);
+
+  const confirmOrderSchema = z.object({
+    payment_source: paymentSourceSchema,
+    processing_instruction: createOrderSchema.shape.processing_instruction,
+    application_context: z.object({}).loose().optional(),
+  });
+
+  const trackerItemSchema = z.object({
+    name: z.string().min(1).max(127).optional(),
+    quantity: z.string().regex(/^[1-9][0-9]{0,9}$/).optional(),
+    sku: z.string().min(1).max(127).optional(),
+    url: z.string().min(1).max(2048).optional(),
+    image_url: z.string().min(1).max(2048).optional(),
+    upc: z.object({ type: z.string().min(1).max(5), code: z.string().min(6).max(17) }).optional(),
+  });
+  const trackerItemsSchema = z.array(trackerItemSchema).max(100);
+  const trackingStatusSchema = z.enum([
+    'CANCELLED', 'DELIVERED', 'LOCAL_PICKUP', 'ON_HOLD', 'SHIPPED', 'SHIPMENT_CREATED', 'DROPPED_OFF', 'IN_TRANSIT', 'RETURNED',
+    'LABEL_PRINTED', 'ERROR', 'UNCONFIRMED', 'PICKUP_FAILED', 'DELIVERY_DELAYED', 'DELIVERY_SCHEDULED', 'DELIVERY_FAILED',
+    'INRETURN', 'IN_PROCESS', 'NEW', 'VOID', 'PROCESSED', 'NOT_SHIPPED', 'COMPLETED',
+  ]);
+  const trackerRequestSchema = z.object({
+    capture_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/),
+    transaction_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/).optional(),
+    tracking_number: z.string().min(1).max(64),
+    tracking_number_type: z.enum(['CARRIER_PROVIDED', 'E2E_PARTNER_PROVIDED']).optional(),
+    status: trackingStatusSchema.default('SHIPPED'),
+    shipment_date: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/).optional(),
+    // The published carrier list has over a thousand names: the server checks their form, not the list.
+    carrier: z.string().min(1).max(64).regex(/^[0-9A-Z_]+$/),
+    carrier_name_other: z.string().min(1).max(64).optional(),
+    notify_payer: z.boolean().default(false),
+    items: trackerItemsSchema.optional(),
+  });
+  const trackerParamsSchema = z.object({
+    id: orderParamsSchema.shape.id,
+    tracker_id: z.string().min(1).max(200),
+  });
   return {
     itemSchema, payeeSchema, purchaseUnitSchema, cardSchema, paymentSourceSchema, createOrderSchema, orderActionSchema,
-    orderParamsSchema,
+    orderParamsSchema, patchRequestSchema, confirmOrderSchema, trackerItemSchema, trackerItemsSchema, trackingStatusSchema,
+    trackerRequestSchema, trackerParamsSchema,
   };
 }
 type Built = ReturnType<typeof build>;
 
 export const {
-  itemSchema, purchaseUnitSchema, paymentSourceSchema, createOrderSchema, orderActionSchema, orderParamsSchema
+  itemSchema, purchaseUnitSchema, paymentSourceSchema, createOrderSchema, orderActionSchema, orderParamsSchema,
+  patchRequestSchema, confirmOrderSchema, trackerItemsSchema, trackerRequestSchema, trackerParamsSchema
 } = deferredSchemas(build);
 
 export type PurchaseUnitInput = z.output<Built['purchaseUnitSchema']>;
 export type PaymentSourceInput = z.output<Built['paymentSourceSchema']>;
 export type CreateOrderBody = z.output<Built['createOrderSchema']>;
 export type OrderActionBody = z.output<Built['orderActionSchema']>;
+export type PatchRequest = z.output<Built['patchRequestSchema']>;
+export type ConfirmOrderBody = z.output<Built['confirmOrderSchema']>;
+export type TrackerItem = z.output<Built['trackerItemSchema']>;
+export type TrackerRequest = z.output<Built['trackerRequestSchema']>;

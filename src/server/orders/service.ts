@@ -5,13 +5,15 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { notFound, serviceError } from '../http/errors.js';
+import { parseWith } from '../http/validation.js';
 import { findAccount } from '../oauth/store.js';
 import { writePaymentEvent } from '../payments/events.js';
 import * as payments from '../payments/service.js';
 import { authorizationInvoiceUsed, captureInvoiceUsed } from '../payments/store.js';
 import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
-import type { CreateOrderBody, OrderActionBody, PaymentSourceInput } from './schema.js';
-import { assertCanTransition, orderStatusOf, type OrderStatus } from './states.js';
+import { applyOrderPatch, type PatchableOrder } from './patch.js';
+import { createOrderSchema, type ConfirmOrderBody, type CreateOrderBody, type OrderActionBody, type PatchRequest, type PaymentSourceInput } from './schema.js';
+import { assertCanTransition, assertCanUpdate, orderStatusOf, type OrderStatus } from './states.js';
 import * as store from './store.js';
 import { checkUnit, checkUnitSet, type StoredUnit } from './units.js';
 
@@ -55,7 +57,8 @@ function initialStatus(source: PaymentSourceInput | undefined): OrderStatus {
   return source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
 }
 
-export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Resource> {
+/** The creation rules for the whole order: intent, unit set, payee, each unit's amounts. */
+async function checkedUnits(ctx: ServiceContext, body: CreateOrderBody) {
   if (body.intent === 'AUTHORIZE' && body.purchase_units.length > 1) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'UNSUPPORTED_INTENT', 'An AUTHORIZE order takes exactly one purchase unit.', {
       field: '/purchase_units',
@@ -64,7 +67,11 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   checkUnitSet(body.purchase_units);
   const payee = await payeeOf(ctx);
   checkPayee(body, payee);
-  const checked = body.purchase_units.map((unit, index) => checkUnit(unit, index, payee));
+  return body.purchase_units.map((unit, index) => checkUnit(unit, index, payee));
+}
+
+export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Resource> {
+  const checked = await checkedUnits(ctx, body);
   const details: OrderDetails = { purchase_units: checked.map((unit) => unit.unit) };
   if (body.payment_source) details.payment_source = maskedSource(body.payment_source);
   if (body.payer) details.payer = body.payer;
@@ -96,6 +103,61 @@ async function loadOrder(ctx: ServiceContext, id: string): Promise<store.OrderRo
 
 export async function getOrder(ctx: ServiceContext, id: string): Promise<Resource> {
   return presentOrder(ctx, await loadOrder(ctx, id));
+}
+
+/**
+ * Applies a JSON Patch to an order that is not yet completed. The patched order must pass every
+ * creation rule again (a new amount must agree with its breakdown and items), or nothing changes.
+ */
+export async function patchOrder(ctx: ServiceContext, id: string, operations: PatchRequest): Promise<void> {
+  const row = await loadOrder(ctx, id);
+  assertCanUpdate(orderStatusOf(row.status));
+  const details = parseOrderDetails(row);
+  const current: PatchableOrder = { intent: row.intent, purchase_units: details.purchase_units };
+  if (details.payer) current.payer = details.payer;
+  if (details.application_context) current.application_context = details.application_context;
+  const patched = applyOrderPatch(current, operations);
+  const body = parseWith(createOrderSchema, patched, 'body');
+  const checked = await checkedUnits(ctx, body);
+  const next: OrderDetails = { ...details, purchase_units: checked.map((unit) => unit.unit) };
+  if (body.payer) next.payer = body.payer;
+  else delete next.payer;
+  if (body.application_context) next.application_context = body.application_context;
+  await store.updateOrder(ctx.db, ctx.accountId, id, {
+    intent: body.intent,
+    currency: body.purchase_units[0]?.amount.currency_code ?? row.currency,
+    amount_minor: checked.reduce((sum, unit) => sum + unit.amountMinor, 0n),
+    details: JSON.stringify(next),
+    update_time: isoSeconds(ctx.now),
+  });
+}
+
+/** A card past its expiry month (on the account's clock) cannot pay. */
+function checkCardExpiry(ctx: ServiceContext, source: PaymentSourceInput): void {
+  const expiry = source.card?.expiry;
+  if (expiry !== undefined && expiry < isoSeconds(ctx.now).slice(0, 7)) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'CARD_EXPIRED', 'The card has expired.', { field: '/payment_source/card/expiry', value: expiry });
+  }
+}
+
+/**
+ * The payer confirms how they will pay: a card approves the order at once; a wallet or bank
+ * method waits for the payer at the payer-action link.
+ */
+export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Resource> {
+  const row = await loadOrder(ctx, id);
+  const status = orderStatusOf(row.status);
+  const target: OrderStatus = body.payment_source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
+  // Choosing another wallet while the payer has yet to act keeps the order where it is.
+  if (!(status === 'PAYER_ACTION_REQUIRED' && target === status)) assertCanTransition('confirm', status, target);
+  checkCardExpiry(ctx, body.payment_source);
+  const details = parseOrderDetails(row);
+  details.payment_source = maskedSource(body.payment_source);
+  if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
+  const moved = await moveOrder(ctx, row, target, details);
+  const resource = await presentOrder(ctx, moved);
+  if (target === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  return resource;
 }
 
 async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: OrderStatus, details?: OrderDetails): Promise<store.OrderRow> {

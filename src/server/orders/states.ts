@@ -3,12 +3,12 @@
 import { serviceError } from '../http/errors.js';
 
 export type OrderStatus = 'CREATED' | 'SAVED' | 'APPROVED' | 'VOIDED' | 'COMPLETED' | 'PAYER_ACTION_REQUIRED';
-export type OrderOperation = 'approve' | 'authorize' | 'capture';
+export type OrderOperation = 'approve' | 'authorize' | 'capture' | 'confirm';
 
 export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
-  CREATED: ['APPROVED'],
+  CREATED: ['APPROVED', 'PAYER_ACTION_REQUIRED'],
   PAYER_ACTION_REQUIRED: ['APPROVED'],
-  SAVED: ['APPROVED'],
+  SAVED: ['APPROVED', 'PAYER_ACTION_REQUIRED'],
   APPROVED: ['COMPLETED'],
   COMPLETED: [],
   VOIDED: [],
@@ -30,7 +30,33 @@ const REFUSALS: Record<OrderOperation, Partial<Record<OrderStatus, string>>> = {
     COMPLETED: 'ORDER_ALREADY_CAPTURED',
     VOIDED: 'ORDER_COMPLETED_OR_VOIDED',
   },
+  confirm: {
+    APPROVED: 'PAYMENT_ALREADY_APPROVED',
+    COMPLETED: 'ORDER_CANNOT_BE_CONFIRMED',
+    VOIDED: 'ORDER_CANNOT_BE_CONFIRMED',
+  },
 };
+
+/** An order's details can be changed (PATCH) only before it is completed. */
+const PATCHABLE: readonly OrderStatus[] = ['CREATED', 'APPROVED'];
+
+export function assertCanUpdate(current: OrderStatus): void {
+  if (PATCHABLE.includes(current)) return;
+  const issue = current === 'COMPLETED' ? 'ORDER_ALREADY_COMPLETED' : 'NOT_PATCHABLE';
+  throw serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot update this order: its status is ${current} (only ${PATCHABLE.join(' or ')} orders can be updated).`);
+}
+
+/** A shipment tracker: any tracking status until it is cancelled, which is final. */
+export type TrackerStatus = string;
+
+export function assertTrackerCanChange(id: string, current: TrackerStatus): void {
+  if (current !== 'CANCELLED') return;
+  throw serviceError('UNPROCESSABLE_ENTITY', 'NOT_PATCHABLE', `Tracker ${id} is CANCELLED, which is final; add a new tracker instead.`, {
+    field: 'tracker_id',
+    value: id,
+    location: 'path',
+  });
+}
 
 export function orderStatusOf(value: string): OrderStatus {
   if (!(value in ORDER_TRANSITIONS)) throw new Error(`unknown order status in storage: ${value}`);

@@ -16,9 +16,22 @@ export interface OrderRow {
   update_time: string;
 }
 
+/** A shipment's tracking information on a capture of the order; the nested rest is JSON. */
+export interface TrackerRow {
+  id: string;
+  account_id: string;
+  order_id: string;
+  capture_id: string;
+  status: string;
+  details: string;
+  create_time: string;
+  update_time: string;
+}
+
 declare module '../db/schema.js' {
   interface Database {
     orders: OrderRow;
+    order_trackers: TrackerRow;
   }
 }
 
@@ -39,11 +52,48 @@ export async function updateOrder(
   db: Queryable,
   accountId: string,
   id: string,
-  changes: Partial<Pick<OrderRow, 'status' | 'details' | 'update_time'>>,
+  changes: Partial<Pick<OrderRow, 'status' | 'details' | 'update_time' | 'intent' | 'currency' | 'amount_minor'>>,
 ): Promise<void> {
   await db.updateTable('orders').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
 export async function deleteOrders(db: Queryable, accountId: string): Promise<void> {
+  await db.deleteFrom('order_trackers').where('account_id', '=', accountId).execute();
   await db.deleteFrom('orders').where('account_id', '=', accountId).execute();
+}
+
+// ---- trackers
+
+export async function insertTracker(db: Queryable, row: TrackerRow): Promise<void> {
+  await db.insertInto('order_trackers').values(row).execute();
+}
+
+export function findTracker(db: Queryable, accountId: string, orderId: string, id: string): Promise<TrackerRow | undefined> {
+  return db
+    .selectFrom('order_trackers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function trackersOfOrder(db: Queryable, accountId: string, orderId: string): Promise<TrackerRow[]> {
+  return db
+    .selectFrom('order_trackers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('create_time')
+    .orderBy('id')
+    .execute();
+}
+
+export async function updateTracker(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  changes: Partial<Pick<TrackerRow, 'status' | 'details' | 'update_time' | 'create_time'>>,
+): Promise<void> {
+  await db.updateTable('order_trackers').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
 }

@@ -19,6 +19,8 @@ export const storedUnitSchema = z.lazy(() => {
     soft_descriptor: z.string().optional(),
     items: z.array(z.object({}).loose()).optional(),
     shipping: z.object({}).loose().optional(),
+    payment_instruction: z.object({}).loose().optional(),
+    supplementary_data: z.object({}).loose().optional(),
   });
 });
 export type StoredUnit = z.output<typeof storedUnitSchema>;
@@ -112,6 +114,8 @@ export function checkUnit(
   }
   if (items.length > 0) unit.items = items;
   if (input.shipping) unit.shipping = input.shipping;
+  if (input.payment_instruction) unit.payment_instruction = input.payment_instruction;
+  if (input.supplementary_data) unit.supplementary_data = input.supplementary_data;
   return { unit, amountMinor };
 }
 

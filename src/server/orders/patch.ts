@@ -1,0 +1,146 @@
+// JSON Patch of an order (PATCH /v2/checkout/orders/{id}): the paths and operations the public API
+// allows, applied to the order as it was created, then the creation rules run again on the result.
+
+import { serviceError } from '../http/errors.js';
+import type { PatchRequest } from './schema.js';
+
+type Op = PatchRequest[number]['op'];
+type Json = Record<string, unknown>;
+
+const ANY: readonly Op[] = ['replace', 'add', 'remove'];
+const SET: readonly Op[] = ['replace', 'add'];
+
+/** Order-level paths and their operations. */
+const ORDER_PATHS: Record<string, readonly Op[]> = {
+  '/intent': ['replace'],
+  '/payer': SET,
+  '/purchase_units': SET,
+  '/application_context/client_configuration': SET,
+};
+
+/** Paths inside one purchase unit (after its `@reference_id=='…'` or index selector). */
+const UNIT_PATHS: Record<string, readonly Op[]> = {
+  '/custom_id': ANY,
+  '/description': ANY,
+  '/payee/email_address': ['replace'],
+  '/shipping/name': SET,
+  '/shipping/address': SET,
+  '/shipping/type': SET,
+  '/soft_descriptor': ['replace', 'remove'],
+  '/amount': ['replace'],
+  '/items': ANY,
+  '/invoice_id': ANY,
+  '/payment_instruction': ['replace'],
+  '/payment_instruction/disbursement_mode': ['replace'],
+  '/payment_instruction/platform_fees': ANY,
+  '/supplementary_data/airline': ANY,
+  '/supplementary_data/card': ANY,
+};
+
+const UNIT_SELECTOR = /^\/purchase_units\/(?:@reference_id=='([^']*)'|([0-9]+))(\/.*)$/;
+
+/** The order in the shape of a create request, which the patch is applied to. */
+export interface PatchableOrder {
+  intent: string;
+  payer?: Json;
+  purchase_units: Json[];
+  application_context?: Json;
+}
+
+interface Target {
+  /** The object that holds the member, and the member's name. */
+  parentPath: string[];
+  member: string;
+  allowed: readonly Op[];
+}
+
+const decode = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+function notPatchable(index: number, path: string): never {
+  throw serviceError('UNPROCESSABLE_ENTITY', 'NOT_PATCHABLE', `${path} cannot be patched: see the list of patchable order fields.`, {
+    field: `/${index}/path`,
+    value: path,
+  });
+}
+
+function resolveTarget(order: PatchableOrder, path: string, index: number): Target {
+  if (!path.startsWith('/')) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'INVALID_JSON_POINTER_FORMAT', 'The path must be a JSON Pointer (RFC 6901), starting with "/".', {
+      field: `/${index}/path`,
+      value: path,
+    });
+  }
+  const top = ORDER_PATHS[path];
+  if (top) {
+    const segments = path.slice(1).split('/').map(decode);
+    return { parentPath: segments.slice(0, -1), member: segments.at(-1) ?? '', allowed: top };
+  }
+  const match = UNIT_SELECTOR.exec(path);
+  if (!match) notPatchable(index, path);
+  const [, referenceId, position, rest = ''] = match;
+  const allowed = UNIT_PATHS[rest];
+  if (!allowed) notPatchable(index, path);
+  const unitIndex =
+    referenceId !== undefined ? order.purchase_units.findIndex((unit) => unit.reference_id === referenceId) : Number(position);
+  if (unitIndex < 0 || unitIndex >= order.purchase_units.length) {
+    throw serviceError('UNPROCESSABLE_ENTITY', 'REFERENCE_ID_NOT_FOUND', 'No purchase unit of this order matches the path.', {
+      field: `/${index}/path`,
+      value: path,
+    });
+  }
+  const segments = rest.slice(1).split('/').map(decode);
+  return { parentPath: ['purchase_units', String(unitIndex), ...segments.slice(0, -1)], member: segments.at(-1) ?? '', allowed };
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The object holding the member; `add` creates missing parents (e.g. `shipping` for `/shipping/address`). */
+function parentOf(order: PatchableOrder, target: Target, create: boolean): Json | undefined {
+  let current: unknown = order;
+  for (const key of target.parentPath) {
+    const holder = current as Json;
+    if (Array.isArray(holder)) {
+      current = holder[Number(key)];
+      continue;
+    }
+    if (holder[key] === undefined && create) holder[key] = {};
+    current = holder[key];
+    if (!isObject(current) && !Array.isArray(current)) return undefined;
+  }
+  return isObject(current) ? current : undefined;
+}
+
+function invalidOperation(index: number, op: string, why: string): never {
+  throw serviceError('INVALID_REQUEST', 'INVALID_PATCH_OPERATION', `The ${op} operation cannot be honoured: ${why}`, {
+    field: `/${index}/op`,
+    value: op,
+  });
+}
+
+/** Applies every operation in order to a copy of the order and returns the copy. */
+export function applyOrderPatch(original: PatchableOrder, operations: PatchRequest): PatchableOrder {
+  const order = structuredClone(original);
+  operations.forEach((operation, index) => {
+    const { op } = operation;
+    if (operation.path === undefined) {
+      throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_PATH_REQUIRED', 'Each operation needs a path.', { field: `/${index}/path` });
+    }
+    const target = resolveTarget(order, operation.path, index);
+    if (!target.allowed.includes(op)) {
+      invalidOperation(index, op, `${operation.path} allows ${target.allowed.join(', ')}.`);
+    }
+    if (op !== 'remove' && operation.value === undefined) {
+      throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_VALUE_REQUIRED', `A ${op} operation needs a value.`, { field: `/${index}/value` });
+    }
+    const parent = parentOf(order, target, op === 'add');
+    const present = parent !== undefined && parent[target.member] !== undefined;
+    if (op === 'add' && present) invalidOperation(index, op, `${operation.path} is already present; use replace.`);
+    if (op !== 'add' && !present) invalidOperation(index, op, `${operation.path} is not present${op === 'replace' ? '; use add' : ''}.`);
+    if (!parent) invalidOperation(index, op, `the parent of ${operation.path} is not present.`);
+    if (op === 'remove') delete parent[target.member];
+    else parent[target.member] = operation.value;
+  });
+  return order;
+}
