@@ -138,7 +138,7 @@ describe('the whole lifecycle: inquiry, offer, escalation, evidence, decision, a
 
     step = await buyer(id, { action: 'escalate', note: 'Please decide.' });
     expect(step.body).toMatchObject({ status: 'WAITING_FOR_SELLER_RESPONSE', dispute_life_cycle_stage: 'CHARGEBACK' });
-    expect(rels(step.body)).toEqual(['accept_claim', 'provide_evidence', 'self']);
+    expect(rels(step.body)).toEqual(['accept_claim', 'provide_evidence', 'provide_supporting_info', 'self']);
     await expectRefused(await seller(id, 'send-message', { message: 'hello?' }), 422, 'UNPROCESSABLE_ENTITY', 'INVALID_DISPUTE_STAGE');
 
     const evidence = await postForm(
@@ -149,7 +149,7 @@ describe('the whole lifecycle: inquiry, offer, escalation, evidence, decision, a
     );
     expect(evidence.status, JSON.stringify(evidence.body)).toBe(200);
     expect(evidence.body).toMatchObject({ status: 'UNDER_REVIEW', dispute_life_cycle_stage: 'CHARGEBACK' });
-    expect(rels(evidence.body)).toEqual(['accept_claim', 'adjudicate', 'require_evidence', 'self']);
+    expect(rels(evidence.body)).toEqual(['accept_claim', 'adjudicate', 'provide_supporting_info', 'require_evidence', 'self']);
     const document = evidence.body.evidences[0].documents[0];
     expect(document.name).toBe('receipt.pdf');
     const download = await fetch(document.url, { headers: { authorization: `Bearer ${t.merchant.token}` } });
@@ -287,6 +287,7 @@ describe('refused actions per stage and status', () => {
     'acknowledge-return-item': { acknowledgement_type: 'ITEM_RECEIVED' },
     adjudicate: { adjudication_outcome: 'BUYER_FAVOR' },
     'require-evidence': { action: 'SELLER_EVIDENCE' },
+    'provide-supporting-info': { notes: 'n' },
   };
 
   /** Each fixture: how to reach it, the seller links expected there, and the issue of each refused action. */
@@ -302,6 +303,7 @@ describe('refused actions per stage and status', () => {
         'acknowledge-return-item': 'NO_RETURN_PENDING',
         adjudicate: 'INVALID_DISPUTE_STATUS',
         'require-evidence': 'INVALID_DISPUTE_STATUS',
+        'provide-supporting-info': 'INVALID_DISPUTE_STAGE',
       },
     },
     {
@@ -310,7 +312,7 @@ describe('refused actions per stage and status', () => {
         await buyer(id, { action: 'escalate', note: 'n' });
         await seller(id, 'provide-evidence', { evidences: [{ evidence_type: 'OTHER', notes: 'n' }] });
       },
-      allowed: ['accept-claim', 'adjudicate', 'require-evidence'],
+      allowed: ['accept-claim', 'adjudicate', 'require-evidence', 'provide-supporting-info'],
       refused: {
         'send-message': 'INVALID_DISPUTE_STAGE',
         'make-offer': 'INVALID_DISPUTE_STAGE',
@@ -338,6 +340,7 @@ describe('refused actions per stage and status', () => {
         'acknowledge-return-item': 'DISPUTE_RESOLVED',
         adjudicate: 'INVALID_DISPUTE_STATUS',
         'require-evidence': 'INVALID_DISPUTE_STATUS',
+        'provide-supporting-info': 'DISPUTE_RESOLVED',
       },
     },
   ];

@@ -22,6 +22,7 @@ export const SELLER_ACTIONS = [
   'acknowledge-return-item',
   'adjudicate',
   'require-evidence',
+  'provide-supporting-info',
 ] as const;
 export type SellerAction = (typeof SELLER_ACTIONS)[number];
 
@@ -71,6 +72,8 @@ const inStage =
   (stage: DisputeStage): Rule =>
   (view) =>
     view.stage === stage ? null : { issue: 'INVALID_DISPUTE_STAGE', why: `only in stage ${stage}; the dispute is in ${view.stage}` };
+const inClaimStage: Rule = (view) =>
+  view.stage === 'INQUIRY' ? { issue: 'INVALID_DISPUTE_STAGE', why: 'only in stage CHARGEBACK, PRE_ARBITRATION or ARBITRATION; the dispute is in INQUIRY' } : null;
 const inStatus =
   (status: DisputeStatus): Rule =>
   (view) =>
@@ -106,6 +109,7 @@ export const SELLER_RULES: Record<SellerAction, Rule> = {
   'acknowledge-return-item': firstOf(open, returnPhase('AWAITING_ACKNOWLEDGEMENT')),
   adjudicate: inStatus('UNDER_REVIEW'),
   'require-evidence': inStatus('UNDER_REVIEW'),
+  'provide-supporting-info': firstOf(open, inClaimStage),
 };
 
 export const BUYER_RULES: Record<BuyerActionName, Rule> = {

@@ -23,6 +23,7 @@ const LINK_RELS: Record<SellerAction, string> = {
   'acknowledge-return-item': 'acknowledge_return_item',
   adjudicate: 'adjudicate',
   'require-evidence': 'require_evidence',
+  'provide-supporting-info': 'provide_supporting_info',
 };
 
 export function actionLinks(dispute: Dispute, ctx: ServiceContext): Link[] {
@@ -125,6 +126,12 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
     return { ...rest, ...(refs.length > 0 ? { documents: documents(refs, dispute, ctx) } : {}) };
   }));
   if (evidences) resource.evidences = evidences;
+  const supporting = nonEmpty((details.supporting_info ?? []).map((info) => {
+    const { documents: refs, ...rest } = info;
+    return { ...rest, ...(refs.length > 0 ? { documents: documents(refs, dispute, ctx) } : {}) };
+  }));
+  if (supporting) resource.supporting_info = supporting;
+  if (details.communication_details) resource.communication_details = details.communication_details;
   if (dispute.buyerDue && dispute.status === 'WAITING_FOR_BUYER_RESPONSE') resource.buyer_response_due_date = dispute.buyerDue;
   if (dispute.sellerDue && dispute.status === 'WAITING_FOR_SELLER_RESPONSE') resource.seller_response_due_date = dispute.sellerDue;
   if (details.offer) {

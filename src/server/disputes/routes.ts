@@ -13,6 +13,7 @@ import { parseBody } from '../http/validation.js';
 import { setDisputeCheck } from '../payments/service.js';
 import { actAsBuyer, openDispute, showForBuyer } from './buyer.js';
 import { registerDeadlineJob, sweepForRequest } from './deadlines.js';
+import { patchDispute } from './contact.js';
 import { MULTIPART_PLUGIN_LIMITS, readActionBody, type UploadedFile } from './files.js';
 import { loadDispute } from './lifecycle.js';
 import { listDisputes, parseListQuery } from './list.js';
@@ -93,6 +94,24 @@ function registerPublicRoutes(scope: FastifyInstance, deps: ServerDeps): void {
     schema: schema.requireEvidenceSchema,
     files: false,
     run: (ctx, id, input) => service.requireEvidence(ctx, id, input),
+  });
+
+  registerAction(scope, deps, {
+    action: 'provide-supporting-info',
+    schema: schema.supportingInfoSchema,
+    files: true,
+    run: service.provideSupportingInfo,
+  });
+  scope.patch('/v1/customer/disputes/:id', async (request, reply) => {
+    const id = idOf(request);
+    await sweepForRequest(deps, request);
+    await loadDispute(serviceContext(deps, request), id);
+    const operations = parseBody(schema.disputePatchSchema, request.body);
+    const result = await runMutation(deps, request, { operation: 'disputes.patch' }, async (ctx) => {
+      await patchDispute(ctx, id, operations);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
   });
 
   // The buyer's actions exist in the public API; a merchant's token is never the buyer.

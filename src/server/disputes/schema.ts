@@ -74,6 +74,27 @@ function build() {
   const escalateSchema = z.object({ note, buyer_escalation_reason: z.string().min(1).max(255).optional() });
   const adjudicateSchema = z.object({ adjudication_outcome: z.enum(['BUYER_FAVOR', 'SELLER_FAVOR']) });
   const requireEvidenceSchema = z.object({ action: z.enum(['BUYER_EVIDENCE', 'SELLER_EVIDENCE']) });
+  const supportingInfoSchema = z.object({ notes: note.optional() });
+
+  /** PATCH: JSON Patch; the paths a seller may change are the service's rule (disputes/contact.ts). */
+  const disputePatchSchema = z
+    .array(
+      z.object({
+        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+        path: z.string().max(255).optional(),
+        value: z.unknown().optional(),
+        from: z.string().max(255).optional(),
+      }),
+    )
+    .min(1)
+    .max(10);
+  const contactEmail = z.string().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/);
+  const communicationDetailsSchema = z
+    .object({ email: contactEmail.optional(), note: note.optional() })
+    .refine((value) => value.email !== undefined || value.note !== undefined, {
+      message: 'Give an email, a note, or both.',
+      params: { issue: 'MISSING_REQUIRED_PARAMETER' },
+    });
 
   /** For return shipping addresses. */
   const addressSchema = portableAddressSchema();
@@ -177,11 +198,24 @@ function build() {
     ),
     /** Minor units taken back from the seller by a decision, returned if a later decision goes the seller's way. */
     reversed_minor: z.string(),
+    communication_details: z.object({ email: z.string().optional(), note: z.string().optional(), time_posted: z.string() }).optional(),
+    supporting_info: z
+      .array(
+        z.object({
+          notes: z.string().optional(),
+          documents: z.array(documentRef),
+          source: z.enum(['SUBMITTED_BY_BUYER', 'SUBMITTED_BY_SELLER']),
+          provided_time: z.string(),
+          dispute_life_cycle_stage: stage,
+        }),
+      )
+      .optional(),
   });
   return {
     note, moneySchema, evidenceInputSchema, evidencesBodySchema, sendMessageSchema, makeOfferSchema, acceptClaimSchema,
     acknowledgeReturnSchema, escalateSchema, adjudicateSchema, requireEvidenceSchema, addressSchema, openDisputeSchema,
     buyerActionSchema, storedMoney, documentRef, party, stage, storedMessage, storedEvidence, offerEvent, detailsSchema,
+    supportingInfoSchema, disputePatchSchema, contactEmail, communicationDetailsSchema,
   };
 }
 type Built = ReturnType<typeof build>;
@@ -189,7 +223,7 @@ type Built = ReturnType<typeof build>;
 export const {
   moneySchema, evidenceInputSchema, evidencesBodySchema, sendMessageSchema, makeOfferSchema, acceptClaimSchema,
   acknowledgeReturnSchema, escalateSchema, adjudicateSchema, requireEvidenceSchema, addressSchema, openDisputeSchema,
-  buyerActionSchema, detailsSchema
+  buyerActionSchema, detailsSchema, supportingInfoSchema, disputePatchSchema, contactEmail, communicationDetailsSchema
 } = deferredSchemas(build);
 
 export type MoneyInput = z.infer<Built['moneySchema']>;
@@ -201,3 +235,4 @@ export type StoredMessage = z.infer<Built['storedMessage']>;
 export type StoredEvidence = z.infer<Built['storedEvidence']>;
 export type OfferEvent = z.infer<Built['offerEvent']>;
 export type DisputeDetails = z.infer<Built['detailsSchema']>;
+export type DisputePatch = z.infer<Built['disputePatchSchema']>;

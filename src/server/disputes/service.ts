@@ -22,6 +22,7 @@ import type {
   makeOfferSchema,
   requireEvidenceSchema,
   sendMessageSchema,
+  supportingInfoSchema,
 } from './schema.js';
 import { appealStageAfter } from './states.js';
 
@@ -255,5 +256,25 @@ export function requireEvidence(ctx: ServiceContext, id: string, input: z.infer<
       documents: [],
     });
     moveTo(ctx, dispute, 'require-evidence', fromSeller ? 'WAITING_FOR_SELLER_RESPONSE' : 'WAITING_FOR_BUYER_RESPONSE');
+  });
+}
+
+/** Notes and documents for PayPal's review of a claim; the dispute stays where it is. */
+export function provideSupportingInfo(ctx: ServiceContext, id: string, input: z.infer<typeof supportingInfoSchema>, files: UploadedFile[]) {
+  return sellerAction(ctx, id, 'provide-supporting-info', async (dispute) => {
+    if (input.notes === undefined && files.length === 0) {
+      throw serviceError('VALIDATION_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Give notes, a supporting document, or both.', { field: '/notes' });
+    }
+    const documents = await storeDocuments(ctx, dispute, files);
+    dispute.details.supporting_info = [
+      ...(dispute.details.supporting_info ?? []),
+      {
+        ...(input.notes !== undefined ? { notes: input.notes } : {}),
+        documents,
+        source: 'SUBMITTED_BY_SELLER',
+        provided_time: isoMillis(ctx.now),
+        dispute_life_cycle_stage: dispute.stage,
+      },
+    ];
   });
 }
