@@ -9,6 +9,7 @@ import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { Dispatcher } from './dispatcher.js';
 import { EVENT_TYPES } from './event-types.js';
 import * as history from './history.js';
+import * as lookups from './lookups.js';
 import {
   certPathSchema,
   createWebhookSchema,
@@ -16,6 +17,8 @@ import {
   listDeliveriesQuerySchema,
   listEventsQuerySchema,
   listWebhooksQuerySchema,
+  lookupPathSchema,
+  createLookupSchema,
   patchSchema,
   resendSchema,
   simulateSchema,
@@ -30,6 +33,7 @@ import { verifyWebhookSignature } from './verify.js';
 
 const WEBHOOKS = '/v1/notifications/webhooks';
 const EVENTS = '/v1/notifications/webhooks-events';
+const LOOKUPS = '/v1/notifications/webhooks-lookup';
 
 function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, dispatcher: Dispatcher): void {
   app.post(WEBHOOKS, async (request, reply) => {
@@ -81,6 +85,34 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, disp
   app.get('/v1/notifications/webhooks-event-types', async () => ({
     event_types: EVENT_TYPES.map((type) => subscriptions.eventTypeView(type.name)),
   }));
+}
+
+function registerLookupRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  app.post(LOOKUPS, async (request, reply) => {
+    parseBody(createLookupSchema, request.body);
+    const caller = callerOf(request);
+    const result = await runMutation(deps, request, { operation: 'notifications.lookups.create' }, async (ctx) => ({
+      status: 201,
+      body: await lookups.createLookup(ctx, caller),
+    }));
+    return sendResult(reply, result);
+  });
+
+  app.get(LOOKUPS, async (request) => lookups.listLookups(serviceContext(deps, request)));
+
+  app.get(`${LOOKUPS}/:webhook_lookup_id`, async (request) => {
+    const { webhook_lookup_id: id } = parsePath(lookupPathSchema, request.params);
+    return lookups.getLookup(serviceContext(deps, request), id);
+  });
+
+  app.delete(`${LOOKUPS}/:webhook_lookup_id`, async (request, reply) => {
+    const { webhook_lookup_id: id } = parsePath(lookupPathSchema, request.params);
+    const result = await runMutation(deps, request, { operation: 'notifications.lookups.delete' }, async (ctx) => {
+      await lookups.deleteLookup(ctx, id);
+      return { status: 204, body: undefined };
+    });
+    return sendResult(reply, result);
+  });
 }
 
 function registerHistoryRoutes(app: FastifyInstance, deps: ServerDeps): void {
@@ -144,6 +176,7 @@ export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDe
   const dispatcher = new Dispatcher(deps, keys);
   registerSubscriptionRoutes(app, deps, dispatcher);
   registerHistoryRoutes(app, deps);
+  registerLookupRoutes(app, deps);
   registerSignatureRoutes(app, deps, keys);
 
   deps.scheduler.register('webhook-delivery', () => dispatcher.pump());

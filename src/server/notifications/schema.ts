@@ -39,6 +39,9 @@ function build() {
   const resourceId = z.string().min(1).max(255).regex(/^[A-Za-z0-9_-]+$/);
 
   const webhookPathSchema = z.object({ webhook_id: resourceId });
+  const lookupPathSchema = z.object({ webhook_lookup_id: resourceId });
+  /** A lookup takes no input: it is the calling app's (id and client_id are read-only). */
+  const createLookupSchema = z.object({}).loose();
   const eventPathSchema = z.object({ event_id: resourceId });
   const certPathSchema = z.object({ cert_id: resourceId });
 
@@ -100,7 +103,7 @@ function build() {
   return {
     eventTypeName, createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema,
     resourceId, webhookPathSchema, eventPathSchema, certPathSchema, timestamp, listEventsQuerySchema, resendSchema,
-    simulateSchema, verifySchema, listDeliveriesQuerySchema,
+    simulateSchema, verifySchema, listDeliveriesQuerySchema, lookupPathSchema, createLookupSchema,
   };
 }
 type Built = ReturnType<typeof build>;
@@ -108,6 +111,6 @@ type Built = ReturnType<typeof build>;
 export const {
   createWebhookSchema, eventTypesValueSchema, urlValueSchema, patchSchema, listWebhooksQuerySchema, webhookPathSchema,
   eventPathSchema, certPathSchema, listEventsQuerySchema, resendSchema, simulateSchema, verifySchema,
-  listDeliveriesQuerySchema
+  listDeliveriesQuerySchema, lookupPathSchema, createLookupSchema
 } = deferredSchemas(build);
 

@@ -62,13 +62,47 @@ export interface AttemptRow {
   duration_ms: bigint;
 }
 
+/** A webhook lookup: the app an account's events are routed to. */
+export interface LookupRow {
+  id: string;
+  account_id: string;
+  app_id: string;
+  client_id: string;
+  create_time: string;
+}
+
 declare module '../db/schema.js' {
   interface Database {
+    webhook_lookups: LookupRow;
     webhook_subscriptions: SubscriptionRow;
     webhook_deliveries: DeliveryRow;
     webhook_attempts: AttemptRow;
     webhook_dispatch_cursor: { name: string; last_seq: bigint };
   }
+}
+
+// ---- lookups
+
+export async function insertLookup(db: Queryable, row: LookupRow): Promise<void> {
+  await db.insertInto('webhook_lookups').values(row).execute();
+}
+
+export function findLookup(db: Queryable, accountId: string, id: string): Promise<LookupRow | undefined> {
+  return db.selectFrom('webhook_lookups').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function lookupOfApp(db: Queryable, accountId: string, appId: string): Promise<LookupRow | undefined> {
+  return db.selectFrom('webhook_lookups').selectAll().where('account_id', '=', accountId).where('app_id', '=', appId).executeTakeFirst();
+}
+
+export function listLookups(db: Queryable, accountId: string): Promise<LookupRow[]> {
+  return db.selectFrom('webhook_lookups').selectAll().where('account_id', '=', accountId).orderBy('create_time').orderBy('id').execute();
+}
+
+/** Whether a lookup was deleted. */
+export async function deleteLookup(db: Queryable, accountId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_lookups').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 // ---- subscriptions
