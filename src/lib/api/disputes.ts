@@ -226,6 +226,25 @@ export const appealDispute = (client: ApiClient, id: string, input: { evidences:
 export const acknowledgeReturnItem = (client: ApiClient, id: string, input: Record<string, unknown>, options: ActionOptions = {}) =>
   act(client, id, 'acknowledge-return-item', input, options);
 
+export const provideSupportingInfo = (client: ApiClient, id: string, input: { notes?: string }, options: ActionOptions = {}) =>
+  act(client, id, 'provide-supporting-info', input, options);
+
+/** PATCH of the seller's communication details (answers 204); returns the dispute as it now is. */
+export async function updateCommunicationDetails(
+  client: ApiClient,
+  id: string,
+  details: { email?: string; note?: string },
+  options: { requestId?: string } = {},
+): Promise<Dispute> {
+  await client.request({
+    method: 'PATCH',
+    path: disputePath(id),
+    body: [{ op: 'add', path: '/communication_details', value: details }],
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return getDispute(client, id);
+}
+
 /** POST /_payctl/disputes: opens a dispute on one of your captures as its buyer would (local server only). */
 export async function openSandboxDispute(
   client: ApiClient,

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { fromMinorUnits, toMinorUnits, type Money } from '../money.js';
 import type { ApiClient } from './client.js';
+import { UsageError } from './errors.js';
 import {
   authorizationSchema,
   captureSchema,
@@ -18,8 +19,18 @@ import {
 } from './payments.js';
 import { linkSchema } from './types.js';
 
+const trackerSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  items: z.array(z.looseObject({ sku: z.string().optional(), name: z.string().optional(), quantity: z.string().optional() })).optional(),
+  create_time: z.string().optional(),
+  update_time: z.string().optional(),
+});
+export type Tracker = z.infer<typeof trackerSchema>;
+
 const unitSchema = z.looseObject({
   reference_id: z.string().optional(),
+  shipping: z.looseObject({ trackers: z.array(trackerSchema).optional() }).optional(),
   amount: z.looseObject({ currency_code: z.string(), value: z.string() }).optional(),
   payments: z
     .looseObject({
@@ -93,6 +104,73 @@ export async function approveOrder(client: ApiClient, id: string, options: CallO
     ...(options.requestId ? { requestId: options.requestId } : {}),
   });
   return orderSchema.parse(response.body);
+}
+
+const orderPath = (id: string) => `/v2/checkout/orders/${encodeURIComponent(id)}`;
+
+export interface NewTracker {
+  /** Without it, the order's only capture. */
+  captureId?: string | undefined;
+  trackingNumber: string;
+  carrier: string;
+  carrierNameOther?: string | undefined;
+  status?: string | undefined;
+  notifyPayer?: boolean | undefined;
+  skus?: readonly string[] | undefined;
+}
+
+/** The id of the order's only capture; with none or several, the caller must name one. */
+async function onlyCaptureOf(client: ApiClient, orderId: string): Promise<string> {
+  const captures = ((await getOrder(client, orderId)).purchase_units ?? []).flatMap((unit) => unit.payments?.captures ?? []);
+  const [only] = captures;
+  if (captures.length !== 1 || !only) throw new UsageError(`order ${orderId} has ${captures.length} captures: pass --capture-id`);
+  return only.id;
+}
+
+/** POST …/track: tracking information for a shipment of one capture; answers the order. */
+export async function addTracker(client: ApiClient, orderId: string, tracker: NewTracker, options: CallOptions = {}): Promise<Order> {
+  const body: Record<string, unknown> = {
+    capture_id: tracker.captureId ?? (await onlyCaptureOf(client, orderId)),
+    tracking_number: tracker.trackingNumber,
+    carrier: tracker.carrier,
+  };
+  if (tracker.carrierNameOther) body.carrier_name_other = tracker.carrierNameOther;
+  if (tracker.status) body.status = tracker.status;
+  if (tracker.notifyPayer !== undefined) body.notify_payer = tracker.notifyPayer;
+  if (tracker.skus && tracker.skus.length > 0) body.items = tracker.skus.map((sku) => ({ sku }));
+  const response = await client.request({
+    method: 'POST',
+    path: `${orderPath(orderId)}/track`,
+    body,
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return orderSchema.parse(response.body);
+}
+
+export interface TrackerChange {
+  status?: 'CANCELLED' | undefined;
+  notifyPayer?: boolean | undefined;
+}
+
+/** PATCH …/trackers/{id} (answers 204); returns the order as it now is. */
+export async function updateTracker(client: ApiClient, orderId: string, trackerId: string, change: TrackerChange, options: CallOptions = {}): Promise<Order> {
+  const operations: Array<Record<string, unknown>> = [];
+  if (change.status) operations.push({ op: 'replace', path: '/status', value: change.status });
+  if (change.notifyPayer !== undefined) operations.push({ op: 'add', path: '/notify_payer', value: change.notifyPayer });
+  await client.request({
+    method: 'PATCH',
+    path: `${orderPath(orderId)}/trackers/${encodeURIComponent(trackerId)}`,
+    body: operations,
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return getOrder(client, orderId);
+}
+
+/** The order's trackers, each with the reference id of its purchase unit. */
+export function trackersOf(order: Order): Array<Tracker & { reference_id: string }> {
+  return (order.purchase_units ?? []).flatMap((unit) =>
+    (unit.shipping?.trackers ?? []).map((tracker) => ({ ...tracker, reference_id: unit.reference_id ?? 'default' })),
+  );
 }
 
 // Views across resources: what is left to capture or refund, and what happened, from the order.

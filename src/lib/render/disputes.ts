@@ -15,6 +15,7 @@ const NEXT_STEPS: Record<string, (id: string) => string> = {
   appeal: (id) => `payctl disputes appeal ${id} --file new-evidence.pdf --notes "..."`,
   acknowledge_return_item: (id) => `payctl disputes acknowledge-return ${id} --type ITEM_RECEIVED`,
   adjudicate: (id) => `payctl api POST /v1/customer/disputes/${id}/adjudicate -d '{"adjudication_outcome":"SELLER_FAVOR"}'   (sandbox decision)`,
+  provide_supporting_info: (id) => `payctl disputes provide-supporting-info ${id} --notes "..." [--file slip.pdf]`,
   require_evidence: (id) => `payctl api POST /v1/customer/disputes/${id}/require-evidence -d '{"action":"SELLER_EVIDENCE"}'   (sandbox)`,
 };
 

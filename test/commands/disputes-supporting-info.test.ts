@@ -1,0 +1,74 @@
+// payctl disputes provide-supporting-info: the built binary against a real server.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { authorize, capture } from '../server/payments-helpers.js';
+import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
+
+let harness: TestServer;
+let dir: string;
+let env: Record<string, string>;
+let pdf: string;
+
+beforeAll(async () => {
+  ensureBuilt(['disputes:provide-supporting-info', 'disputes:get']);
+  harness = await startTestServer({ memory: true });
+  dir = mkdtempSync(join(tmpdir(), 'payctl-supporting-cli-'));
+  env = serverEnv(harness, dir);
+  pdf = join(dir, 'slip.pdf');
+  writeFileSync(pdf, Buffer.from('%PDF-1.4\nsigned slip\n%%EOF\n'));
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]) => runCli(args, { env });
+
+/** A dispute on a fresh capture, escalated to a claim when `claim`. */
+async function disputed(claim: boolean): Promise<string> {
+  const captured = await capture(harness, await authorize(harness, '15.00'));
+  const opened = await harness.request('POST', '/_payctl/disputes', {
+    body: { disputed_transaction_id: captured.body.id, reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED' },
+  });
+  const id = opened.body.dispute_id as string;
+  if (claim) await harness.request('POST', `/_payctl/disputes/${id}/buyer`, { body: { action: 'escalate', note: 'n' } });
+  return id;
+}
+
+describe('payctl disputes provide-supporting-info', () => {
+  it('sends notes and a file to a claim: the dispute with --json, the headline and next steps otherwise', async () => {
+    const id = await disputed(true);
+    const dispute = json(await cli('disputes', 'provide-supporting-info', id, '--notes', 'Signed slip attached', '--file', pdf, '--json'));
+    expect(dispute.supporting_info).toEqual([
+      {
+        notes: 'Signed slip attached',
+        source: 'SUBMITTED_BY_SELLER',
+        provided_time: expect.any(String),
+        dispute_life_cycle_stage: 'CHARGEBACK',
+        documents: [{ name: 'slip.pdf', url: expect.stringContaining(`/v1/customer/disputes/${id}/documents/`) }],
+      },
+    ]);
+    const text = await cli('disputes', 'provide-supporting-info', id, '--notes', 'More');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^Dispute\\t${id}$`, 'm'));
+    expect(text.stdout).toContain(`payctl disputes provide-supporting-info ${id} --notes`);
+    expect((await harness.request('GET', `/v1/customer/disputes/${id}`)).body.supporting_info).toHaveLength(2);
+  });
+
+  it('exit codes: 5 in an inquiry, 2 with neither notes nor file, 3 for an unknown dispute', async () => {
+    const inquiry = await disputed(false);
+    const refused = await cli('disputes', 'provide-supporting-info', inquiry, '--notes', 'n', '--json');
+    expect([refused.code, refused.stdout]).toEqual([5, '']);
+    expect(JSON.parse(refused.stderr).details[0].issue).toBe('INVALID_DISPUTE_STAGE');
+    const empty = await cli('disputes', 'provide-supporting-info', inquiry);
+    expect([empty.code, empty.stdout]).toEqual([2, '']);
+    expect(empty.stderr).toContain('--notes');
+    const unknown = await cli('disputes', 'provide-supporting-info', 'PP-D-NOSUCHDISPUT', '--notes', 'n');
+    expect([unknown.code, unknown.stdout]).toEqual([3, '']);
+  });
+});
