@@ -1,4 +1,4 @@
-// payctl disputes provide-supporting-info: the built binary against a real server.
+// payctl disputes provide-supporting-info and update-contact: the built binary against a real server.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ let env: Record<string, string>;
 let pdf: string;
 
 beforeAll(async () => {
-  ensureBuilt(['disputes:provide-supporting-info', 'disputes:get']);
+  ensureBuilt(['disputes:provide-supporting-info', 'disputes:update-contact', 'disputes:get']);
   harness = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-supporting-cli-'));
   env = serverEnv(harness, dir);
@@ -70,5 +70,22 @@ describe('payctl disputes provide-supporting-info', () => {
     expect(empty.stderr).toContain('--notes');
     const unknown = await cli('disputes', 'provide-supporting-info', 'PP-D-NOSUCHDISPUT', '--notes', 'n');
     expect([unknown.code, unknown.stdout]).toEqual([3, '']);
+  });
+});
+
+describe('payctl disputes update-contact', () => {
+  it('sets the communication details: the dispute with --json, its rows otherwise; exit 2 with nothing to set', async () => {
+    const id = await disputed(false);
+    const dispute = json(await cli('disputes', 'update-contact', id, '--email', 'returns@example.com', '--note', 'Photos welcome', '--json'));
+    expect(dispute.communication_details).toEqual({ email: 'returns@example.com', note: 'Photos welcome', time_posted: expect.any(String) });
+    const text = await cli('disputes', 'update-contact', id, '--email', 'help@example.com');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Contact email\thelp@example.com$/m);
+    expect((await harness.request('GET', `/v1/customer/disputes/${id}`)).body.communication_details).toMatchObject({ email: 'help@example.com' });
+    const nothing = await cli('disputes', 'update-contact', id);
+    expect([nothing.code, nothing.stdout]).toEqual([2, '']);
+    const bad = await cli('disputes', 'update-contact', id, '--email', 'nope', '--json');
+    expect([bad.code, bad.stdout]).toEqual([2, '']);
+    expect(JSON.parse(bad.stderr).details[0]).toMatchObject({ field: '/0/value/email' });
   });
 });
