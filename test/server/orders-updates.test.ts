@@ -142,7 +142,8 @@ describe('PATCH /v2/checkout/orders/{id}', () => {
 
   it('patches an APPROVED order', async () => {
     const id = await newOrder();
-    await approve(id);
+    const approved = await approve(id);
+    expect(approved.body.links).toContainEqual({ href: `${t.url}/v2/checkout/orders/${id}`, rel: 'update', method: 'PATCH' });
     expect((await patch(id, [{ op: 'add', path: `${UNIT}/custom_id`, value: 'approved-change' }])).status).toBe(204);
     expect((await get(id)).body.purchase_units[0].custom_id).toBe('approved-change');
   });
@@ -194,6 +195,7 @@ describe('POST /v2/checkout/orders/{id}/confirm-payment-source', () => {
     expect(result.status, result.text).toBe(200);
     expect(result.body.status).toBe('PAYER_ACTION_REQUIRED');
     expect(result.body.links.map((l: { rel: string }) => l.rel)).toContain('payer-action');
+    expect(result.body.links.map((l: { rel: string }) => l.rel)).not.toContain('update');
     expect(result.body.payment_source.paypal.email_address).toBe('payer@example.com');
     expect((await outbox(t)).length).toBe(before);
     // The payer then approves; the order is APPROVED with its event.

@@ -22,7 +22,7 @@ function order(intent: 'AUTHORIZE' | 'CAPTURE', units: unknown[]) {
 }
 
 describe('create', () => {
-  it('answers 201 minimal by default, with self, approve and action links', async () => {
+  it('answers 201 minimal by default, with self, approve, update and action links', async () => {
     const created = await t.request('POST', '/v2/checkout/orders', {
       body: { intent: 'AUTHORIZE', purchase_units: [{ amount: m('10.00') }] },
     });
@@ -33,6 +33,7 @@ describe('create', () => {
     expect(created.body.links).toEqual([
       { href: `${t.url}/v2/checkout/orders/${created.body.id}`, rel: 'self', method: 'GET' },
       { href: `${t.url}/checkoutnow?token=${created.body.id}`, rel: 'approve', method: 'GET' },
+      { href: `${t.url}/v2/checkout/orders/${created.body.id}`, rel: 'update', method: 'PATCH' },
       { href: `${t.url}/v2/checkout/orders/${created.body.id}/authorize`, rel: 'authorize', method: 'POST' },
     ]);
   });

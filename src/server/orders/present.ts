@@ -30,6 +30,7 @@ function orderLinks(row: OrderRow, baseUrl: string): Link[] {
   const links: Link[] = [link(baseUrl, self, 'self')];
   if (row.status === 'CREATED') links.push(link(baseUrl, approvePath(row.id), 'approve'));
   if (row.status === 'PAYER_ACTION_REQUIRED') links.push(link(baseUrl, approvePath(row.id), 'payer-action'));
+  if (row.status === 'CREATED' || row.status === 'APPROVED') links.push(link(baseUrl, self, 'update', 'PATCH'));
   if (row.status !== 'COMPLETED' && row.status !== 'VOIDED') {
     const action = row.intent === 'AUTHORIZE' ? 'authorize' : 'capture';
     links.push(link(baseUrl, `${self}/${action}`, action, 'POST'));
