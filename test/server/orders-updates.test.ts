@@ -348,6 +348,20 @@ describe('shipment tracking', () => {
     expect((await get(id)).body.purchase_units[0].shipping.trackers[0]).toMatchObject({ status: 'SHIPPED' });
   });
 
+  it('takes any tracking number: the tracker id is escaped in links and found again in the path', async () => {
+    const { id, captureId } = await capturedOrder();
+    const number = 'AB 12/ü?#';
+    const added = await track(id, { capture_id: captureId, tracking_number: number, carrier: 'OTHER', carrier_name_other: 'Post' });
+    expect(added.status, added.text).toBe(201);
+    const tracker = added.body.purchase_units[0].shipping.trackers[0];
+    expect(tracker.id).toBe(`${captureId}-${number}`);
+    const update = tracker.links.find((l: { rel: string }) => l.rel === 'update').href as string;
+    expect(update).toBe(`${t.url}/v2/checkout/orders/${id}/trackers/${encodeURIComponent(tracker.id)}`);
+    const cancelled = await t.request('PATCH', update.slice(t.url.length), { body: [{ op: 'replace', path: '/status', value: 'CANCELLED' }] });
+    expect(cancelled.status, cancelled.text).toBe(204);
+    expect((await get(id)).body.purchase_units[0].shipping.trackers[0].status).toBe('CANCELLED');
+  });
+
   it('answers 404 TRACKER_ID_NOT_FOUND for an unknown tracker', async () => {
     const { id } = await capturedOrder();
     const result = await patchTracker(id, 'NOPE-1', [{ op: 'replace', path: '/status', value: 'CANCELLED' }]);
