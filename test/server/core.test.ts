@@ -12,6 +12,7 @@ import { applyPragmas, closeDatabase, openDatabase } from '../../src/server/db/c
 import { BetterSqliteDialect } from '../../src/server/db/driver.js';
 import type { Database } from '../../src/server/db/schema.js';
 import { migrate } from '../../src/server/db/migrate.js';
+import { MIGRATIONS } from '../../src/server/db/migrations/index.js';
 import { inTransaction } from '../../src/server/db/transaction.js';
 import { isoMillis, isoSeconds } from '../../src/server/core/clock.js';
 import { startServer } from '../../src/server/index.js';
@@ -528,7 +529,7 @@ describe('storage gates', () => {
       const tables = () => (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
       expect(tables()).toEqual(['invoices']);
       sqlite.exec('DROP TABLE invoices');
-      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual(MIGRATIONS.map((migration) => migration.id));
       expect(tables()).toEqual(expect.arrayContaining(['accounts', 'invoices', 'schema_migrations']));
       expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([]);
     } finally {
