@@ -1,4 +1,4 @@
-// payctl orders track and update-tracker: the built binary against a real server.
+// payctl orders track, update-tracker and get: the built binary against a real server.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,7 @@ let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  ensureBuilt(['orders:track', 'orders:update-tracker']);
+  ensureBuilt(['orders:track', 'orders:update-tracker', 'orders:get']);
   harness = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-orders-cli-'));
   env = serverEnv(harness, dir);
@@ -104,5 +104,20 @@ describe('payctl orders update-tracker', () => {
     const unknown = await cli('orders', 'update-tracker', id, 'NOPE-1', '--notify-payer', '--json');
     expect([unknown.code, unknown.stdout]).toEqual([3, '']);
     expect(JSON.parse(unknown.stderr).details[0].issue).toBe('TRACKER_ID_NOT_FOUND');
+  });
+});
+
+describe('payctl orders get', () => {
+  it('shows status, amount and trackers; --json is the API answer; exit 3 for an unknown order', async () => {
+    const { id, captureId } = await capturedOrder();
+    await cli('orders', 'track', id, '--tracking-number', 'SHOWN', '--carrier', 'USPS', '--json');
+    const text = await cli('orders', 'get', id);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Status\tCOMPLETED$/m);
+    expect(text.stdout).toMatch(/^Amount\t25.00 USD$/m);
+    expect(text.stdout).toContain(`${captureId}-SHOWN SHIPPED`);
+    expect(json(await cli('orders', 'get', id, '--json'))).toEqual((await harness.request('GET', `/v2/checkout/orders/${id}`)).body);
+    const unknown = await cli('orders', 'get', 'NOSUCHORDER');
+    expect([unknown.code, unknown.stdout]).toEqual([3, '']);
   });
 });
