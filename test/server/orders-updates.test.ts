@@ -101,6 +101,28 @@ describe('PATCH /v2/checkout/orders/{id}', () => {
     expect((await get(id)).body.intent).toBe('AUTHORIZE');
   });
 
+  it('replaces the purchase units as a whole, with the creation rules (one unit for AUTHORIZE)', async () => {
+    const units = [
+      { reference_id: 'a', amount: m('10.00') },
+      { reference_id: 'b', amount: m('5.50') },
+    ];
+    const id = await newOrder();
+    expect((await patch(id, [{ op: 'replace', path: '/purchase_units', value: units }])).status).toBe(204);
+    await approve(id);
+    const captured = await t.request('POST', `/v2/checkout/orders/${id}/capture`, { headers: FULL });
+    expect(captured.body.purchase_units.map((unit: any) => [unit.reference_id, unit.payments.captures[0].amount.value])).toEqual([
+      ['a', '10.00'],
+      ['b', '5.50'],
+    ]);
+    const single = await newOrder('AUTHORIZE');
+    const refused = await patch(single, [{ op: 'replace', path: '/purchase_units', value: units }]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.details[0].issue).toBe('UNSUPPORTED_INTENT');
+    const unnamed = await patch(await newOrder(), [{ op: 'replace', path: '/purchase_units', value: [{ amount: m('1.00') }, { amount: m('2.00') }] }]);
+    expect(unnamed.status).toBe(422);
+    expect(unnamed.body.details[0]).toMatchObject({ issue: 'REFERENCE_ID_REQUIRED', field: '/purchase_units/0/reference_id' });
+  });
+
   const refusals: Array<[string, unknown, number, string, string]> = [
     ['a path that cannot be patched', [{ op: 'replace', path: '/status', value: 'COMPLETED' }], 422, 'NOT_PATCHABLE', '/0/path'],
     ['an unknown unit field', [{ op: 'replace', path: `${UNIT}/payments`, value: {} }], 422, 'NOT_PATCHABLE', '/0/path'],
