@@ -1,4 +1,4 @@
-// payctl orders track, update-tracker and get: the built binary against a real server.
+// payctl orders track, update-tracker, get and update: the built binary against a real server.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,7 @@ let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  ensureBuilt(['orders:track', 'orders:update-tracker', 'orders:get']);
+  ensureBuilt(['orders:track', 'orders:update-tracker', 'orders:get', 'orders:update']);
   harness = await startTestServer({ memory: true });
   dir = mkdtempSync(join(tmpdir(), 'payctl-orders-cli-'));
   env = serverEnv(harness, dir);
@@ -119,5 +119,30 @@ describe('payctl orders get', () => {
     expect(json(await cli('orders', 'get', id, '--json'))).toEqual((await harness.request('GET', `/v2/checkout/orders/${id}`)).body);
     const unknown = await cli('orders', 'get', 'NOSUCHORDER');
     expect([unknown.code, unknown.stdout]).toEqual([3, '']);
+  });
+});
+
+describe('payctl orders update', () => {
+  it('adds then replaces the invoice id of an order not yet paid; refuses a completed order with exit 5', async () => {
+    const created = await harness.request('POST', '/v2/checkout/orders', {
+      body: { intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'USD', value: '9.00' } }] },
+    });
+    const id = created.body.id as string;
+    const text = await cli('orders', 'update', id, '--invoice-id', 'INV-1', '--description', 'Socks');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Invoice ID\tINV-1$/m);
+    const order = json(await cli('orders', 'update', id, '--invoice-id', 'INV-2', '--json'));
+    expect(order.purchase_units[0]).toMatchObject({ invoice_id: 'INV-2', description: 'Socks' });
+
+    const nothing = await cli('orders', 'update', id);
+    expect([nothing.code, nothing.stdout]).toEqual([2, '']);
+    const wrongUnit = await cli('orders', 'update', id, '--reference-id', 'nope', '--custom-id', 'c');
+    expect([wrongUnit.code, wrongUnit.stdout]).toEqual([2, '']);
+    expect(wrongUnit.stderr).toContain('--reference-id');
+
+    const { id: completed } = await capturedOrder();
+    const refused = await cli('orders', 'update', completed, '--custom-id', 'late', '--json');
+    expect([refused.code, refused.stdout]).toEqual([5, '']);
+    expect(JSON.parse(refused.stderr).details[0].issue).toBe('ORDER_ALREADY_COMPLETED');
   });
 });

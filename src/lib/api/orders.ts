@@ -166,6 +166,38 @@ export async function updateTracker(client: ApiClient, orderId: string, trackerI
   return getOrder(client, orderId);
 }
 
+export interface OrderChange {
+  invoiceId?: string | undefined;
+  customId?: string | undefined;
+  description?: string | undefined;
+}
+
+/**
+ * PATCH of a purchase unit's invoice_id, custom_id and description (answers 204): `add` where the
+ * field is absent, `replace` where present, as the API requires. Returns the order as it now is.
+ */
+export async function updateOrder(client: ApiClient, orderId: string, referenceId: string, change: OrderChange, options: CallOptions = {}): Promise<Order> {
+  const units = (await getOrder(client, orderId)).purchase_units ?? [];
+  const index = units.findIndex((candidate) => (candidate.reference_id ?? 'default') === referenceId);
+  const unit = units[index];
+  if (!unit) throw new UsageError(`order ${orderId} has no purchase unit with reference id ${referenceId}: pass --reference-id`);
+  const fields: Array<[string, string | undefined]> = [
+    ['invoice_id', change.invoiceId],
+    ['custom_id', change.customId],
+    ['description', change.description],
+  ];
+  const operations = fields
+    .filter((field): field is [string, string] => field[1] !== undefined)
+    .map(([name, value]) => ({
+      op: unit[name] === undefined ? 'add' : 'replace',
+      // The index form: a reference id may hold a quote, which the @reference_id filter cannot.
+      path: `/purchase_units/${index}/${name}`,
+      value,
+    }));
+  await client.request({ method: 'PATCH', path: orderPath(orderId), body: operations, ...(options.requestId ? { requestId: options.requestId } : {}) });
+  return getOrder(client, orderId);
+}
+
 /** The order's trackers, each with the reference id of its purchase unit. */
 export function trackersOf(order: Order): Array<Tracker & { reference_id: string }> {
   return (order.purchase_units ?? []).flatMap((unit) =>
