@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../commands/cli-harness.js';
-import { docFiles, examplesOf, type DocExample } from './doc-examples.js';
+import { docFiles, examplesOf, type DocExample, type UnrunBlock } from './doc-examples.js';
 
 const EXAMPLE_TIMEOUT_MS = 180_000;
 const README_MAX_LINES = 300;
@@ -134,7 +134,8 @@ const tail = (text: string) => text.split('\n').slice(-25).join('\n');
 
 ensureBuilt([]);
 const files = docFiles(REPO);
-const examples = new Map(files.map((file) => [file, examplesOf(REPO, file)] as const));
+const unrun: UnrunBlock[] = [];
+const examples = new Map(files.map((file) => [file, examplesOf(REPO, file, unrun)] as const));
 const ran = new Set<string>();
 const keyOf = (example: DocExample) => `${example.file}:${example.line}`;
 
@@ -147,6 +148,10 @@ describe('the docs', () => {
     );
     const inExamples = [...examples.values()].flat().filter((example) => /\bbin\/(run|dev)\.js\b/.test(example.script)).map(keyOf);
     expect([...inText, ...inExamples]).toEqual([]);
+  });
+
+  it('fence every block of payctl commands as sh (or sh no-test), so that it runs', () => {
+    expect(unrun.map((block) => `${block.file}:${block.line}`)).toEqual([]);
   });
 
   it(`keep the README at most ${README_MAX_LINES} lines`, () => {

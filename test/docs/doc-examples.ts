@@ -21,6 +21,12 @@ export interface DocExample {
   script: string;
 }
 
+/** A fenced block in another language (or none) whose lines start with `payctl`: it would never run. */
+export interface UnrunBlock {
+  file: string;
+  line: number;
+}
+
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console']);
 
 /** README.md first, then docs/*.md in name order. */
@@ -32,7 +38,7 @@ export function docFiles(repo: string): string[] {
   return ['README.md', ...docs];
 }
 
-export function extractExamples(file: string, text: string): DocExample[] {
+export function extractExamples(file: string, text: string, unrun: UnrunBlock[] = []): DocExample[] {
   const examples: DocExample[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i += 1) {
@@ -48,12 +54,14 @@ export function extractExamples(file: string, text: string): DocExample[] {
       const exit = words.find((word) => word.startsWith('exit='));
       const script = lang === 'console' ? body.filter((l) => l.startsWith('$ ')).map((l) => l.slice(2)).join('\n') : body.join('\n');
       examples.push({ file, line: i + 1, lang, skip: words.includes('no-test'), expectedExit: exit ? Number(exit.slice(5)) : 0, script });
+    } else if (body.some((l) => /^\s*(\$\s+)?payctl\s/.test(l))) {
+      unrun.push({ file, line: i + 1 });
     }
     i = j;
   }
   return examples;
 }
 
-export function examplesOf(repo: string, file: string): DocExample[] {
-  return extractExamples(file, readFileSync(join(repo, file), 'utf8'));
+export function examplesOf(repo: string, file: string, unrun: UnrunBlock[] = []): DocExample[] {
+  return extractExamples(file, readFileSync(join(repo, file), 'utf8'), unrun);
 }
