@@ -101,6 +101,12 @@ describe('payctl invoices send / remind / record-payment / refund / cancel / del
     const sent = await cli('invoices', 'send', invoice.id, '--subject', 'Invoice for you', '--cc', 'cc@example.com');
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toContain('Result\tsent');
+    // The payer link it prints opens the payer's view of this invoice.
+    const payerLink = /Payer link\t(\S+)/.exec(sent.stdout)?.[1] ?? '';
+    expect(payerLink).toBe(`${server.url}/invoice/p/${invoice.id}`);
+    const payerView = await fetch(payerLink);
+    expect(payerView.status).toBe(200);
+    expect(await payerView.text()).toContain(`Invoice ${invoice.detail.invoice_number}`);
     const outbox = await server.request('GET', `/_payctl/outbox?invoice_id=${invoice.id}`);
     expect(outbox.body.messages.map((m: { to: string }) => m.to).sort()).toEqual(['ada@example.com', 'cc@example.com']);
 

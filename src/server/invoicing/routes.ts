@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { sendScheduledInvoices } from './actions.js';
 import { registerInvoiceRoutes } from './invoice-routes.js';
+import { registerPayerViewRoute } from './payer-view-routes.js';
 import { registerTemplateRoutes } from './template-routes.js';
 import { ensureSystemTemplates } from './templates.js';
 import * as store from './store.js';
@@ -17,4 +18,5 @@ export function registerInvoicingRoutes(app: FastifyInstance, deps: ServerDeps):
   });
   registerTemplateRoutes(app, deps);
   registerInvoiceRoutes(app, deps);
+  registerPayerViewRoute(app, deps);
 }

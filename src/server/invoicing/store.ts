@@ -147,6 +147,15 @@ export function findInvoice(db: Queryable, accountId: string, id: string): Promi
   return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Any merchant's invoice by id alone, for the payer's page: like an order's approve link, the
+ * link's unguessable id is the key (the payer has no credentials), and the page shows only what
+ * the payer was sent.
+ */
+export function findInvoiceForPayer(db: Queryable, id: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function invoiceExists(db: Queryable, id: string): Promise<boolean> {
   const row = await db.selectFrom('invoices').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;

@@ -1,5 +1,5 @@
 // The model the property tests hold the server to: a few plain records in bigint minor units, and
-// the rules that move them, written from the README's rules rather than from the server's code.
+// the rules that move them, written from the documented rules (docs/payments.md) rather than from the server's code.
 
 import { currencyExponent } from '../../../src/lib/money.js';
 
@@ -123,7 +123,7 @@ export function advanceModelClock(model: Model, seconds: number): void {
   }
 }
 
-// ---- fees (README "Fees") ----
+// ---- fees (docs/payments.md, "Fees") ----
 
 const FIXED_FEES: Readonly<Record<string, bigint>> = { USD: 49n, EUR: 39n, GBP: 29n, JPY: 49n };
 
