@@ -255,3 +255,35 @@ describe('capture status x operation', () => {
     expect(events.map((event) => event.event_type)).toContain('PAYMENT.CAPTURE.REVERSED');
   });
 });
+
+describe('bodies that are empty whatever their label', () => {
+  // @paypal/paypal-server-sdk (axios) sends an empty POST labelled as a form.
+  it.each([
+    ['application/x-www-form-urlencoded'],
+    ['text/plain'],
+    ['application/octet-stream'],
+  ])('voids, captures and refunds with an empty %s body', async (contentType) => {
+    const headers = { 'content-type': contentType, ...FULL };
+    const voidId = await authorize(t, '10.00');
+    const voided = await t.request('POST', `/v2/payments/authorizations/${voidId}/void`, { raw: '', headers });
+    expect(voided.status).toBe(200);
+    expect(voided.body.status).toBe('VOIDED');
+    const authId = await authorize(t, '10.00');
+    const captured = await t.request('POST', `/v2/payments/authorizations/${authId}/capture`, { raw: '', headers });
+    expect(captured.status).toBe(200);
+    expect(captured.body.amount).toEqual({ currency_code: 'USD', value: '10.00' });
+    const refunded = await t.request('POST', `/v2/payments/captures/${captured.body.id}/refund`, { raw: '', headers });
+    expect(refunded.status).toBe(200);
+    expect(refunded.body.amount).toEqual({ currency_code: 'USD', value: '10.00' });
+  });
+
+  it('still refuses a non-empty body of the wrong type with 415 and changes nothing', async () => {
+    const authId = await authorize(t, '10.00');
+    for (const [contentType, raw] of [['application/x-www-form-urlencoded', 'note=1'], ['text/plain', 'x']]) {
+      const refused = await t.request('POST', `/v2/payments/authorizations/${authId}/void`, { raw, headers: { 'content-type': contentType! } });
+      expect(refused.status).toBe(415);
+      expect(refused.body.name).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+    expect((await t.request('GET', `/v2/payments/authorizations/${authId}`)).body.status).toBe('CREATED');
+  });
+});
