@@ -163,7 +163,9 @@ describe('the whole lifecycle: inquiry, offer, escalation, evidence, decision, a
       dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR', amount_refunded: { value: '100.00' } },
     });
     expect(rels(step.body)).toEqual(['appeal', 'self']);
-    expect((await captureOf(captureId)).status).toBe('REVERSED');
+    // Lost to the dispute: REFUNDED with the reason (no REVERSED capture status); the dispute says REVERSED.
+    expect(await captureOf(captureId)).toMatchObject({ status: 'REFUNDED', status_details: { reason: 'BUYER_COMPLAINT' } });
+    expect((await show(id)).disputed_transactions[0].transaction_status).toBe('REVERSED');
     const afterDecision = await balance();
     expect(afterDecision).toBeLessThan(startBalance);
     const listed = await t.request('GET', `/v1/customer/disputes?disputed_transaction_id=${captureId}`);
@@ -386,7 +388,7 @@ describe('deadlines on the account clock', () => {
     expect(current).toMatchObject({ status: 'RESOLVED', dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR', amount_refunded: { value: '70.00' } } });
     expect(rels(current)).toEqual(['self']);
     const capture = (await t.request('GET', `/v2/payments/captures/${captureId}`, { token, headers: REPRESENTATION })).body;
-    expect(capture.status).toBe('REVERSED');
+    expect(capture).toMatchObject({ status: 'REFUNDED', status_details: { reason: 'BUYER_COMPLAINT' } });
     const events = (await outbox(t, merchant.payer_id)).filter((row) => row.resource_id === dispute.dispute_id).map((row) => row.event_type);
     expect(events).toEqual(['CUSTOMER.DISPUTE.CREATED', 'CUSTOMER.DISPUTE.RESOLVED']);
   });

@@ -154,12 +154,15 @@ export function remainingNet(row: store.CaptureRow): bigint {
   return row.amount_minor - row.refunded_minor - (row.fee_minor - row.refunded_fee_minor);
 }
 
-/** Reverses a completed capture (a dispute lost): status REVERSED, ledger takes the remaining net. */
+/**
+ * Reverses a completed capture (a dispute lost): status REFUNDED with the reversal's reason in
+ * status_details (the API has no REVERSED capture status), ledger takes the remaining net.
+ */
 export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Resource> {
   const row = await loadCapture(ctx, captureId);
   const status: CaptureStatus = captureStatusOf(row.status);
-  assertCaptureCanTransition('reverse', status, 'REVERSED');
-  const changes = { status: 'REVERSED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
+  assertCaptureCanTransition('reverse', status, 'REFUNDED');
+  const changes = { status: 'REFUNDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
   await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
   const taken = remainingNet(row);
   if (taken !== 0n) {

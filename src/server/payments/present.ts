@@ -76,10 +76,15 @@ export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link
   return links;
 }
 
+/** authorization_status_details.reason in the published file. */
+const PUBLIC_AUTHORIZATION_REASONS: ReadonlySet<string> = new Set(['PENDING_REVIEW']);
+
 export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Resource {
   const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
   const resource = { id: row.id, status: row.status } as Resource;
-  if (row.status_reason) resource.status_details = { reason: row.status_reason };
+  // Only the API's reasons are shown; EXPIRED stays in storage (a VOIDED authorization past its
+  // expiration_time, and the void-expired event, say it).
+  if (row.status_reason && PUBLIC_AUTHORIZATION_REASONS.has(row.status_reason)) resource.status_details = { reason: row.status_reason };
   resource.amount = amountWithBreakdown(row.amount_minor, row.currency, details.breakdown);
   withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id });
   resource.seller_protection = SELLER_PROTECTION;

@@ -9,6 +9,7 @@ import { invoiceViewsMigration } from './0008-invoice-views.js';
 import { paymentsMigration } from './0003-payments.js';
 import { payoutsMigration } from './0006-payouts.js';
 import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
+import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as-refunded.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   notificationsMigration,
   invoiceViewsMigration, // 0008 invoice view templates
   requestIdExpiryMigration, // 0009 the request-id purge's index
+  capturesReversedAsRefundedMigration, // 0010 no REVERSED capture status
 ].sort((a, b) => a.id - b.id);
