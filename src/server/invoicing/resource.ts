@@ -208,12 +208,12 @@ export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceReso
   };
 }
 
-/** `fields=none`: the invoice's id, status and number only. */
+/** `fields=none`: the invoice's id, status, number and currency (the schema requires detail.currency_code). */
 export function invoiceSummary(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
   return {
     id: row.id,
     status: statusOf(row),
-    detail: { invoice_number: row.invoice_number },
+    detail: { invoice_number: row.invoice_number, currency_code: row.currency },
     links: [link(baseUrl, invoicePath(row.id), 'self', 'GET')],
   };
 }
