@@ -83,6 +83,21 @@ describe('create and get', () => {
     expect(got.body.links[0]).toMatchObject({ rel: 'self', method: 'GET' });
   });
 
+  it('keeps an item tax\'s tax_note (spec 2.6)', async () => {
+    const item = { name: 'Taxed', quantity: '1', unit_amount: { currency_code: 'USD', value: '10.00' }, tax: { name: 'VAT', percent: '20', tax_note: 'Reverse charge' } };
+    const response = await server.request('POST', base, {
+      body: { name: 'With tax note', template_info: { detail: { currency_code: 'USD' }, items: [item] } },
+    });
+    expect(response.status, response.text).toBe(201);
+    const got = await server.request('GET', `${base}/${response.body.id}`);
+    expect(got.body.template_info.items[0].tax).toMatchObject({ name: 'VAT', percent: '20', tax_note: 'Reverse charge' });
+    const tooLong = await server.request('POST', base, {
+      body: { name: 'Tax note too long', template_info: { detail: { currency_code: 'USD' }, items: [{ ...item, tax: { ...item.tax, tax_note: 'n'.repeat(101) } }] } },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details[0].field).toBe('/template_info/items/0/tax/tax_note');
+  });
+
   it('refuses a duplicate name on create with TEMPLATE_NAME_ALREADY_EXISTS', async () => {
     await create('Unique once');
     const again = await server.request('POST', base, { body: template('Unique once') });

@@ -168,7 +168,8 @@ function build() {
     shipping_info: contactSchema.optional(),
   });
 
-  const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema });
+  // tax_note (spec 2.6) is kept as given and shown back.
+  const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema, tax_note: z.string().min(1).max(100).optional() });
   const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneySchema.optional() });
 
   const itemSchema = z.object({
