@@ -454,6 +454,24 @@ describe('tenancy', () => {
     await expectRefused(open, 404, 'RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID');
     expect((await show(id)).status).toBe('WAITING_FOR_BUYER_RESPONSE');
   });
+
+  it('a platform without the merchant\'s consent: 403 AUTHORIZATION_ERROR in the dispute operations (spec 5.5)', async () => {
+    const { id } = await disputed('10.00');
+    const platform = await t.createMerchant();
+    const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const assertion = `${b64url({ alg: 'none' })}.${b64url({ iss: platform.client_id, payer_id: t.merchant.payer_id })}.`;
+    const asPlatform = { token: platform.token, headers: { 'service-auth-assertion': assertion } };
+    const shown = await t.request('GET', `/v1/customer/disputes/${id}`, asPlatform);
+    await expectRefused(shown, 403, 'AUTHORIZATION_ERROR', 'PERMISSION_DENIED');
+    const acted = await t.request('POST', `/v1/customer/disputes/${id}/send-message`, { ...asPlatform, body: { message: 'hello' } });
+    await expectRefused(acted, 403, 'AUTHORIZATION_ERROR', 'PERMISSION_DENIED');
+    // Elsewhere the same check answers NOT_AUTHORIZED; with the consent the dispute is shown.
+    const elsewhere = await t.request('GET', '/v2/invoicing/invoices', asPlatform);
+    await expectRefused(elsewhere, 403, 'NOT_AUTHORIZED', 'PERMISSION_DENIED');
+    const consent = await t.request('POST', '/_payctl/consents', { token: t.adminKey, body: { platform_client_id: platform.client_id, payer_id: t.merchant.payer_id } });
+    expect(consent.status).toBeLessThan(300);
+    expect((await t.request('GET', `/v1/customer/disputes/${id}`, asPlatform)).body.dispute_id).toBe(id);
+  });
 });
 
 describe('request ids', () => {
