@@ -531,6 +531,13 @@ describe('list', () => {
     }
     const recent = await t.request('GET', `/v1/customer/disputes?start_time=${encodeURIComponent(new Date(Date.now() - DAY * 1000).toISOString())}`, as);
     expect(recent.body.items).toHaveLength(3);
+    // A leap second is a well-formed RFC 3339 time here as everywhere (it names the next minute's start).
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY * 1000).toISOString().slice(0, 10);
+    const leap = await t.request('GET', `/v1/customer/disputes?start_time=${twoDaysAgo}T23:59:60Z`, as);
+    expect(leap.status, leap.text).toBe(200);
+    expect(leap.body.items).toHaveLength(3);
+    const notADay = await t.request('GET', '/v1/customer/disputes?start_time=2023-02-29T10:00:00Z', as);
+    expect(notADay.body.details[0].issue).toBe('INVALID_START_TIME_FORMAT');
   });
 });
 

@@ -467,6 +467,12 @@ describe('search', () => {
     expect(range.body.total_items).toBe(2);
     expect((await search({ recipient_last_name: 'opp' })).body.total_items).toBe(3);
     expect((await search({ archived: true })).body.total_items).toBe(0);
+    // A leap second is a well-formed time (it was a 500 here: the parsers differed).
+    const leap = await search({ creation_date_range: { start: '2016-12-31T23:59:60Z', end: '2099-12-31t23:59:60.250z' } });
+    expect(leap.status, leap.text).toBe(200);
+    expect(leap.body.total_items).toBe(3);
+    const noSuchDay = await search({ creation_date_range: { start: '2023-02-29T00:00:00Z', end: '2099-12-31T00:00:00Z' } });
+    expect(noSuchDay.body.details[0]).toMatchObject({ field: '/creation_date_range/start', issue: 'INVALID_PARAMETER_SYNTAX' });
     const tooMany = await search({ status: ['DRAFT', 'SENT', 'PAID', 'UNPAID', 'REFUNDED', 'CANCELLED'] });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.details[0].issue).toBe('INVALID_ARRAY_MAX_ITEMS');
