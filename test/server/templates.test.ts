@@ -45,6 +45,10 @@ describe('system templates', () => {
     expect(standard.filter((t: { default_template: boolean }) => t.default_template)).toHaveLength(1);
     expect(list.body.emails).toBe(server.merchant.email);
 
+    // Only the actions that can succeed are offered: no delete link on a system template.
+    for (const system of standard) expect(system.links.map((l: { rel: string }) => l.rel)).toEqual(['self', 'replace']);
+    const own = list.body.templates.find((t: { standard_template: boolean }) => !t.standard_template);
+    if (own) expect(own.links.map((l: { rel: string }) => l.rel)).toEqual(['self', 'replace', 'delete']);
     const removed = await server.request('DELETE', `${base}/${standard[0].id}`);
     expect(removed.status).toBe(403);
     expect(removed.body.name).toBe('NOT_AUTHORIZED');
@@ -81,6 +85,7 @@ describe('create and get', () => {
       template_info: { detail: { currency_code: 'USD', note: 'Thank you' } },
     });
     expect(got.body.links[0]).toMatchObject({ rel: 'self', method: 'GET' });
+    expect(got.body.links.map((l: { rel: string; method: string }) => `${l.rel} ${l.method}`)).toEqual(['self GET', 'replace PUT', 'delete DELETE']);
   });
 
   it('keeps an item tax\'s tax_note (spec 2.6)', async () => {
