@@ -554,6 +554,31 @@ describe('storage gates', () => {
     }
   });
 
+  it('migration 0010 turns stored REVERSED captures into REFUNDED with their reason', () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    try {
+      migrate(sqlite, '2026-01-01T00:00:00Z');
+      sqlite.pragma('foreign_keys = OFF');
+      const insert = sqlite.prepare(
+        `INSERT INTO captures (id, account_id, order_id, reference_id, status, status_reason, currency, amount_minor, details, create_time, update_time)
+         VALUES (?, 'A', 'O', 'default', ?, ?, 'USD', 100, '{}', 't', 't')`,
+      );
+      insert.run('C1', 'REVERSED', 'BUYER_COMPLAINT');
+      insert.run('C2', 'REVERSED', null);
+      insert.run('C3', 'COMPLETED', null);
+      // As a database written before 0010: its record removed, the migration runs again.
+      sqlite.exec('DELETE FROM schema_migrations WHERE id = 10');
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([10]);
+      expect(sqlite.prepare('SELECT id, status, status_reason FROM captures ORDER BY id').all()).toEqual([
+        { id: 'C1', status: 'REFUNDED', status_reason: 'BUYER_COMPLAINT' },
+        { id: 'C2', status: 'REFUNDED', status_reason: 'BUYER_COMPLAINT' },
+        { id: 'C3', status: 'COMPLETED', status_reason: null },
+      ]);
+    } finally {
+      sqlite.close();
+    }
+  });
+
   it('migrates all or nothing: a failing migration leaves the database as it was', () => {
     const sqlite = new BetterSqlite3(':memory:');
     try {
@@ -563,7 +588,7 @@ describe('storage gates', () => {
       const tables = () => (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
       expect(tables()).toEqual(['invoices']);
       sqlite.exec('DROP TABLE invoices');
-      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(tables()).toEqual(expect.arrayContaining(['accounts', 'invoices', 'schema_migrations']));
       expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([]);
     } finally {
