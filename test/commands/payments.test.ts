@@ -126,8 +126,6 @@ describe('payments void and reauthorize', () => {
     expect(early.code).toBe(5);
     const advanced = await payctl('sandbox', 'clock', 'advance', '4d', '--json');
     expect(advanced.code, advanced.stderr).toBe(0);
-    // Tokens expire on the account's clock: renew the harness's own token too.
-    t.merchant.token = await t.tokenFor(t.merchant.client_id, t.merchant.client_secret);
     const renewed = json(await payctl('payments', 'reauthorize', authId, '--amount', '22.00', '--json'));
     expect(renewed).toMatchObject({ status: 'CREATED', amount: { value: '22.00', currency_code: 'USD' } });
     expect(renewed.supplementary_data.related_ids.authorization_id).toBe(authId);

@@ -142,11 +142,11 @@ describe('secrets and tokens never appear in logs, answers or CLI output', () =>
       return { ...answer, text: '' };
     }));
     capture('wrong admin key', await send(t.url, { method: 'POST', target: '/_payctl/accounts', headers: { authorization: `Bearer ${t.adminKey.slice(0, -3)}zzz`, 'content-type': 'application/json' }, body: '{}' }));
-    // An expired token: the account's clock moves past its lifetime.
+    // A token across a clock move past its lifetime (still live: tokens live in real time).
     const expiring = await t.tokenFor(second.client_id, second.client_secret);
-    remember('an expired token', expiring);
+    remember('a token across a clock move', expiring);
     await send(t.url, { method: 'POST', target: '/_payctl/clock', headers: { authorization: `Bearer ${expiring}`, 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: 40_000 }) });
-    capture('expired token', await send(t.url, { method: 'GET', target: '/_payctl/whoami', headers: { authorization: `Bearer ${expiring}` } }));
+    capture('token after a clock move', await send(t.url, { method: 'GET', target: '/_payctl/whoami', headers: { authorization: `Bearer ${expiring}` } }));
 
     // The CLI, as a user would run it, with credentials in the environment.
     const env = { PAYCTL_CLIENT_ID: merchant.client_id, PAYCTL_CLIENT_SECRET: merchant.client_secret };

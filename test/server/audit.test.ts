@@ -56,15 +56,16 @@ describe('GET /_payctl/audit', () => {
 describe('invoice and payout checks', () => {
   let s: TestServer;
   let owner: string;
-  const ids = { partlyPaid: '', partlyRefunded: '', markedRefunded: '', batch: '', paidItem: '', unclaimedItem: '', returnedItem: '' };
+  const ids = { partlyPaid: '', partlyRefunded: '', markedRefunded: '', tippedMixed: '', refundedMixed: '', batch: '', paidItem: '', unclaimedItem: '', returnedItem: '' };
 
   const usd = (value: string) => ({ currency_code: 'USD', value });
   async function ok(response: { status: number; text: string }, status: number) {
     expect(response.status, response.text).toBe(status);
   }
-  async function sentInvoice(value: string): Promise<string> {
+  async function sentInvoice(value: string, allowTip = false): Promise<string> {
     const created = await s.request('POST', '/v2/invoicing/invoices', {
       body: {
+        ...(allowTip ? { configuration: { allow_tip: true } } : {}),
         detail: { currency_code: 'USD' },
         primary_recipients: [{ billing_info: { email_address: 'payer@example.com' } }],
         items: [{ name: 'Service', quantity: '1', unit_amount: usd(value) }],
@@ -92,6 +93,14 @@ describe('invoice and payout checks', () => {
     ids.markedRefunded = await sentInvoice('30.00');
     await pay(ids.markedRefunded, 'CASH', '30.00');
     await refundInvoice(ids.markedRefunded, 'CASH', '30.00');
+    // Part recorded by the invoicer, the rest through the platform with a 2.00 tip: marked, paid over the total.
+    ids.tippedMixed = await sentInvoice('20.00', true);
+    await pay(ids.tippedMixed, 'CASH', '5.00');
+    await pay(ids.tippedMixed, 'PLATFORM', '17.00');
+    ids.refundedMixed = await sentInvoice('10.00');
+    await pay(ids.refundedMixed, 'PLATFORM', '10.00');
+    await refundInvoice(ids.refundedMixed, 'PLATFORM', '5.00');
+    await refundInvoice(ids.refundedMixed, 'CASH', '5.00');
 
     await ok(await s.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: '100.00' } }), 200);
     const batch = await s.request('POST', '/v1/payments/payouts', {
@@ -120,6 +129,8 @@ describe('invoice and payout checks', () => {
       [ids.partlyPaid]: 'PARTIALLY_PAID',
       [ids.partlyRefunded]: 'PARTIALLY_REFUNDED',
       [ids.markedRefunded]: 'MARKED_AS_REFUNDED',
+      [ids.tippedMixed]: 'MARKED_AS_PAID',
+      [ids.refundedMixed]: 'MARKED_AS_REFUNDED',
     });
     const all = await s.request('GET', '/_payctl/audit', { token: s.adminKey });
     expect(all.status).toBe(200);

@@ -87,19 +87,54 @@ describe('OAuth2 tokens', () => {
     expect(typeof result.body.debug_id).toBe('string');
   });
 
-  it('expires tokens on the account clock', async () => {
+  it('keeps a token live through clock moves and resets: its lifetime is real time', async () => {
     const merchant = await t.createMerchant();
-    const before = await t.request('GET', '/_payctl/clock', { token: merchant.token });
-    expect(before.status).toBe(200);
-    await t.advanceClock(32_399, merchant.token);
-    expect((await t.request('GET', '/_payctl/clock', { token: merchant.token })).status).toBe(200);
-    await t.advanceClock(1, merchant.token);
-    const after = await t.request('GET', '/_payctl/clock', { token: merchant.token });
-    expect(after.status).toBe(401);
-    expect(after.body.name).toBe('AUTHENTICATION_FAILURE');
-    // A fresh token works again.
-    const fresh = await t.tokenFor(merchant.client_id, merchant.client_secret);
-    expect((await t.request('GET', '/_payctl/clock', { token: fresh })).body.offset_seconds).toBe(32_400);
+    const taken = await tokenResponse(t.url, basic(merchant.client_id, merchant.client_secret));
+    expect(taken.body.expires_in).toBe(32_400);
+    // Ten years on the account's clock: a token taken before and one taken after both still work.
+    await t.advanceClock(315_360_000, merchant.token);
+    const after = await t.tokenFor(merchant.client_id, merchant.client_secret);
+    for (const token of [merchant.token, after]) {
+      const clock = await t.request('GET', '/_payctl/clock', { token });
+      expect(clock.status).toBe(200);
+      expect(clock.body.offset_seconds).toBe(315_360_000);
+    }
+    const reset = await t.request('POST', '/_payctl/reset', { token: merchant.token, body: {} });
+    expect(reset.status).toBe(200);
+    expect((await t.request('GET', '/_payctl/clock', { token: after })).body.offset_seconds).toBe(0);
+  });
+
+  it('expires a token expires_in seconds of real time after it was issued, whatever the account clock says', async () => {
+    let realNow = Date.parse('2030-01-01T00:00:00Z');
+    const timed = await startTestServer({ memory: true, now: () => realNow });
+    try {
+      const { token } = timed.merchant;
+      const later = await timed.createMerchant();
+      realNow += 32_399_000;
+      // A clock move forward does not expire it, a reset does not lengthen it...
+      await timed.advanceClock(5 * 86_400, token);
+      expect((await timed.request('GET', '/_payctl/clock', { token })).status).toBe(200);
+      expect((await timed.request('POST', '/_payctl/reset', { token, body: {} })).status).toBe(200);
+      realNow += 1_000;
+      const expired = await timed.request('GET', '/_payctl/clock', { token });
+      expect(expired.status).toBe(401);
+      expect(expired.body.name).toBe('AUTHENTICATION_FAILURE');
+      // ...and one taken after a ten-year advance lives 32,400 s of real time, not ten years.
+      await timed.advanceClock(315_360_000, await timed.tokenFor(later.client_id, later.client_secret));
+      const afterAdvance = await timed.tokenFor(later.client_id, later.client_secret);
+      realNow += 32_399_000;
+      expect((await timed.request('GET', '/_payctl/clock', { token: afterAdvance })).status).toBe(200);
+      realNow += 1_000;
+      expect((await timed.request('GET', '/_payctl/clock', { token: afterAdvance })).status).toBe(401);
+      // A reset does not revive it.
+      expect((await timed.request('POST', '/_payctl/reset', { token: timed.adminKey, body: {} })).status).toBe(200);
+      expect((await timed.request('GET', '/_payctl/clock', { token: afterAdvance })).status).toBe(401);
+      // A fresh token works.
+      const fresh = await timed.tokenFor(later.client_id, later.client_secret);
+      expect((await timed.request('GET', '/_payctl/clock', { token: fresh })).status).toBe(200);
+    } finally {
+      await timed.close();
+    }
   });
 
   it('stores neither the secret nor the token in the clear', async () => {
@@ -517,6 +552,31 @@ describe('storage gates', () => {
       sqlite.close();
     } finally {
       await t.close();
+    }
+  });
+
+  it('migration 0010 turns stored REVERSED captures into REFUNDED with their reason', () => {
+    const sqlite = new BetterSqlite3(':memory:');
+    try {
+      migrate(sqlite, '2026-01-01T00:00:00Z');
+      sqlite.pragma('foreign_keys = OFF');
+      const insert = sqlite.prepare(
+        `INSERT INTO captures (id, account_id, order_id, reference_id, status, status_reason, currency, amount_minor, details, create_time, update_time)
+         VALUES (?, 'A', 'O', 'default', ?, ?, 'USD', 100, '{}', 't', 't')`,
+      );
+      insert.run('C1', 'REVERSED', 'BUYER_COMPLAINT');
+      insert.run('C2', 'REVERSED', null);
+      insert.run('C3', 'COMPLETED', null);
+      // As a database written before 0010: its record removed, the migration runs again.
+      sqlite.exec('DELETE FROM schema_migrations WHERE id = 10');
+      expect(migrate(sqlite, '2026-01-01T00:00:00Z')).toEqual([10]);
+      expect(sqlite.prepare('SELECT id, status, status_reason FROM captures ORDER BY id').all()).toEqual([
+        { id: 'C1', status: 'REFUNDED', status_reason: 'BUYER_COMPLAINT' },
+        { id: 'C2', status: 'REFUNDED', status_reason: 'BUYER_COMPLAINT' },
+        { id: 'C3', status: 'COMPLETED', status_reason: null },
+      ]);
+    } finally {
+      sqlite.close();
     }
   });
 

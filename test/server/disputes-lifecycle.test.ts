@@ -163,7 +163,9 @@ describe('the whole lifecycle: inquiry, offer, escalation, evidence, decision, a
       dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR', amount_refunded: { value: '100.00' } },
     });
     expect(rels(step.body)).toEqual(['appeal', 'self']);
-    expect((await captureOf(captureId)).status).toBe('REVERSED');
+    // Lost to the dispute: REFUNDED with the reason (no REVERSED capture status); the dispute says REVERSED.
+    expect(await captureOf(captureId)).toMatchObject({ status: 'REFUNDED', status_details: { reason: 'BUYER_COMPLAINT' } });
+    expect((await show(id)).disputed_transactions[0].transaction_status).toBe('REVERSED');
     const afterDecision = await balance();
     expect(afterDecision).toBeLessThan(startBalance);
     const listed = await t.request('GET', `/v1/customer/disputes?disputed_transaction_id=${captureId}`);
@@ -389,7 +391,7 @@ describe('deadlines on the account clock', () => {
     expect(current).toMatchObject({ status: 'RESOLVED', dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR', amount_refunded: { value: '70.00' } } });
     expect(rels(current)).toEqual(['self']);
     const capture = (await t.request('GET', `/v2/payments/captures/${captureId}`, { token, headers: REPRESENTATION })).body;
-    expect(capture.status).toBe('REVERSED');
+    expect(capture).toMatchObject({ status: 'REFUNDED', status_details: { reason: 'BUYER_COMPLAINT' } });
     const events = (await outbox(t, merchant.payer_id)).filter((row) => row.resource_id === dispute.dispute_id).map((row) => row.event_type);
     expect(events).toEqual(['CUSTOMER.DISPUTE.CREATED', 'CUSTOMER.DISPUTE.RESOLVED']);
   });
@@ -455,6 +457,24 @@ describe('tenancy', () => {
     await expectRefused(open, 404, 'RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID');
     expect((await show(id)).status).toBe('WAITING_FOR_BUYER_RESPONSE');
   });
+
+  it('a platform without the merchant\'s consent: 403 AUTHORIZATION_ERROR in the dispute operations (spec 5.5)', async () => {
+    const { id } = await disputed('10.00');
+    const platform = await t.createMerchant();
+    const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const assertion = `${b64url({ alg: 'none' })}.${b64url({ iss: platform.client_id, payer_id: t.merchant.payer_id })}.`;
+    const asPlatform = { token: platform.token, headers: { 'service-auth-assertion': assertion } };
+    const shown = await t.request('GET', `/v1/customer/disputes/${id}`, asPlatform);
+    await expectRefused(shown, 403, 'AUTHORIZATION_ERROR', 'PERMISSION_DENIED');
+    const acted = await t.request('POST', `/v1/customer/disputes/${id}/send-message`, { ...asPlatform, body: { message: 'hello' } });
+    await expectRefused(acted, 403, 'AUTHORIZATION_ERROR', 'PERMISSION_DENIED');
+    // Elsewhere the same check answers NOT_AUTHORIZED; with the consent the dispute is shown.
+    const elsewhere = await t.request('GET', '/v2/invoicing/invoices', asPlatform);
+    await expectRefused(elsewhere, 403, 'NOT_AUTHORIZED', 'PERMISSION_DENIED');
+    const consent = await t.request('POST', '/_payctl/consents', { token: t.adminKey, body: { platform_client_id: platform.client_id, payer_id: t.merchant.payer_id } });
+    expect(consent.status).toBeLessThan(300);
+    expect((await t.request('GET', `/v1/customer/disputes/${id}`, asPlatform)).body.dispute_id).toBe(id);
+  });
 });
 
 describe('request ids', () => {
@@ -514,6 +534,13 @@ describe('list', () => {
     }
     const recent = await t.request('GET', `/v1/customer/disputes?start_time=${encodeURIComponent(new Date(Date.now() - DAY * 1000).toISOString())}`, as);
     expect(recent.body.items).toHaveLength(3);
+    // A leap second is a well-formed RFC 3339 time here as everywhere (it names the next minute's start).
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY * 1000).toISOString().slice(0, 10);
+    const leap = await t.request('GET', `/v1/customer/disputes?start_time=${twoDaysAgo}T23:59:60Z`, as);
+    expect(leap.status, leap.text).toBe(200);
+    expect(leap.body.items).toHaveLength(3);
+    const notADay = await t.request('GET', '/v1/customer/disputes?start_time=2023-02-29T10:00:00Z', as);
+    expect(notADay.body.details[0].issue).toBe('INVALID_START_TIME_FORMAT');
   });
 });
 

@@ -17,6 +17,16 @@ afterAll(async () => {
 });
 
 describe('create', () => {
+  it('keeps an item tax\'s tax_note (spec 2.6) on create and read', async () => {
+    const body = simpleInvoice('10.00');
+    body.items[0] = { ...body.items[0]!, tax: { name: 'VAT', percent: '20', tax_note: 'Zero-rated export' } } as (typeof body.items)[number];
+    const created = await server.request('POST', base, { body });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.items[0].tax).toMatchObject({ name: 'VAT', percent: '20', tax_note: 'Zero-rated export', amount: { value: '2.00' } });
+    const read = await server.request('GET', `${base}/${created.body.id}`);
+    expect(read.body.items[0].tax.tax_note).toBe('Zero-rated export');
+  });
+
   it('creates a DRAFT (201) with the amount and its breakdown computed exactly', async () => {
     const response = await server.request('POST', base, { body: invoiceBody() });
     expect(response.status).toBe(201);

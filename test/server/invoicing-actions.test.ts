@@ -281,11 +281,63 @@ describe('payments', () => {
     expect(missing.status).toBe(404);
   });
 
+  // PAID (REFUNDED) only when the platform moved every part; a part the invoicer recorded marks it.
+  it.each([
+    [['PLATFORM', 'PLATFORM'], 'PAID', ['PLATFORM', 'PLATFORM'], 'REFUNDED'],
+    [['CASH', 'PLATFORM'], 'MARKED_AS_PAID', ['PLATFORM', 'CASH'], 'MARKED_AS_REFUNDED'],
+    [['PLATFORM', 'CASH'], 'MARKED_AS_PAID', ['CASH', 'CASH'], 'MARKED_AS_REFUNDED'],
+    [['CASH', 'CHECK'], 'MARKED_AS_PAID', ['PLATFORM', 'PLATFORM'], 'REFUNDED'],
+  ])('payments by %j: %s; refunds by %j: %s', async (payments, paidStatus, refunds, refundedStatus) => {
+    const id = await sentInvoice(server, '10.00');
+    for (const method of payments) expect((await post(`/${id}/payments`, { method, amount: { currency_code: 'USD', value: '5.00' } })).status).toBe(200);
+    expect(await statusOf(id)).toBe(paidStatus);
+    for (const method of refunds) expect((await post(`/${id}/refunds`, { method, amount: { currency_code: 'USD', value: '5.00' } })).status).toBe(200);
+    expect(await statusOf(id)).toBe(refundedStatus);
+  });
+
   it('validates the payment like the refund', async () => {
     const id = await sentInvoice(server, '10.00');
     const bad = await post(`/${id}/payments`, { method: 'GOLD' });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: '/method', issue: 'INVALID_PAYMENT_METHOD' });
+  });
+});
+
+describe('tips (configuration.allow_tip, gratuity)', () => {
+  async function tippable(allowTip: boolean): Promise<string> {
+    const invoice = await createInvoice(server, { ...simpleInvoice('10.00'), configuration: { allow_tip: allowTip } });
+    expect((await post(`/${invoice.id}/send`)).status).toBe(200);
+    return invoice.id;
+  }
+  const usd = (value: string) => ({ currency_code: 'USD', value });
+
+  it('a payment through the platform may add a tip when the invoice allows it: gratuity shows it', async () => {
+    const id = await tippable(true);
+    expect((await post(`/${id}/payments`, { method: 'PLATFORM', amount: usd('4.00') })).status).toBe(200);
+    const tipped = await post(`/${id}/payments`, { method: 'PLATFORM', amount: usd('7.50') });
+    expect(tipped.status, tipped.text).toBe(200);
+    const invoice = (await server.request('GET', `${base}/${id}`)).body;
+    expect(invoice).toMatchObject({ status: 'PAID', gratuity: usd('1.50'), due_amount: usd('0.00'), payments: { paid_amount: usd('11.50') } });
+    expect(invoice.payments.transactions.map((payment: { amount: unknown }) => payment.amount)).toEqual([usd('4.00'), usd('7.50')]);
+    expect(invoice.payments.transactions[1].gratuity_minor).toBeUndefined();
+    // The tip is paid money: it can be refunded with the rest.
+    expect((await post(`/${id}/refunds`, { method: 'PLATFORM' })).status).toBe(200);
+    expect((await server.request('GET', `${base}/${id}`)).body).toMatchObject({ status: 'REFUNDED', refunds: { refund_amount: usd('11.50') } });
+    const listed = (await server.request('GET', `${base}?page_size=100`)).body.items.find((item: { id: string }) => item.id === id);
+    expect(listed.gratuity).toEqual(usd('1.50'));
+  });
+
+  it.each([
+    ['allow_tip off', false, 'PLATFORM'],
+    ['a payment the invoicer records (CASH)', true, 'CASH'],
+  ])('no tip with %s: more than due is PAYMENT_AMOUNT_GREATER_THAN_AMOUNT_DUE', async (_label, allowTip, method) => {
+    const id = await tippable(allowTip);
+    const refused = await post(`/${id}/payments`, { method, amount: usd('10.01') });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details[0].issue).toBe('PAYMENT_AMOUNT_GREATER_THAN_AMOUNT_DUE');
+    const invoice = (await server.request('GET', `${base}/${id}`)).body;
+    expect(invoice.status).toBe('SENT');
+    expect(invoice.gratuity).toBeUndefined();
   });
 });
 
@@ -415,6 +467,12 @@ describe('search', () => {
     expect(range.body.total_items).toBe(2);
     expect((await search({ recipient_last_name: 'opp' })).body.total_items).toBe(3);
     expect((await search({ archived: true })).body.total_items).toBe(0);
+    // A leap second is a well-formed time (it was a 500 here: the parsers differed).
+    const leap = await search({ creation_date_range: { start: '2016-12-31T23:59:60Z', end: '2099-12-31t23:59:60.250z' } });
+    expect(leap.status, leap.text).toBe(200);
+    expect(leap.body.total_items).toBe(3);
+    const noSuchDay = await search({ creation_date_range: { start: '2023-02-29T00:00:00Z', end: '2099-12-31T00:00:00Z' } });
+    expect(noSuchDay.body.details[0]).toMatchObject({ field: '/creation_date_range/start', issue: 'INVALID_PARAMETER_SYNTAX' });
     const tooMany = await search({ status: ['DRAFT', 'SENT', 'PAID', 'UNPAID', 'REFUNDED', 'CANCELLED'] });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.details[0].issue).toBe('INVALID_ARRAY_MAX_ITEMS');

@@ -103,10 +103,10 @@ describe('paging', () => {
     expect(response.body).toMatchObject({ items: [], total_items: 0, total_pages: 0 });
   });
 
-  it('fields=none returns only id, status and number', async () => {
+  it('fields=none returns only id, status, number and the currency the schema requires', async () => {
     const response = await list('?page_size=1&fields=none');
     expect(Object.keys(response.body.items[0]).sort()).toEqual(['detail', 'id', 'links', 'status']);
-    expect(response.body.items[0].detail).toEqual({ invoice_number: `N-${COUNT - 1}` });
+    expect(response.body.items[0].detail).toEqual({ invoice_number: `N-${COUNT - 1}`, currency_code: 'USD' });
   });
 });
 

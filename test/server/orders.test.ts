@@ -249,3 +249,38 @@ describe('capture and the order view', () => {
     expect(malformed.body.details[0]).toMatchObject({ location: 'path', field: '/id' });
   });
 });
+
+describe('processor_response of card payments (spec 2.3: direct card transactions)', () => {
+  const card = (extra: Record<string, unknown> = {}) => ({ card: { number: '4111111111111111', expiry: '2030-12', ...extra } });
+  const orderWith = (intent: 'AUTHORIZE' | 'CAPTURE', source: unknown, value = '20.00') =>
+    post('/v2/checkout/orders', { intent, purchase_units: [{ amount: m(value) }], payment_source: source }, { 'service-request-id': randomUUID() });
+
+  it('an order captured by card: the capture carries the card checks and the approval code', async () => {
+    const created = await orderWith('CAPTURE', card({ security_code: '123', billing_address: { country_code: 'US', postal_code: '95131' } }));
+    const captured = await post(`/v2/checkout/orders/${created.body.id}/capture`);
+    const captureId = captured.body.purchase_units[0].payments.captures[0].id;
+    expect(captured.body.purchase_units[0].payments.captures[0].processor_response).toEqual({ avs_code: 'Y', cvv_code: 'M', response_code: '0000' });
+    const read = await t.request('GET', `/v2/payments/captures/${captureId}`);
+    expect(read.body.processor_response).toEqual({ avs_code: 'Y', cvv_code: 'M', response_code: '0000' });
+  });
+
+  it('captures of an authorization paid by card carry it; a simulated decline carries the decline code', async () => {
+    const created = await orderWith('AUTHORIZE', card());
+    const authorized = await post(`/v2/checkout/orders/${created.body.id}/authorize`);
+    const authId = authorized.body.purchase_units[0].payments.authorizations[0].id;
+    const declined = await post(`/v2/payments/authorizations/${authId}/capture`, { amount: m('5.00') }, {
+      'service-mock-response': '{"mock_application_codes":"INSTRUMENT_DECLINED"}',
+    });
+    expect(declined.body).toMatchObject({ status: 'DECLINED', processor_response: { avs_code: 'U', cvv_code: 'P', response_code: '0500' } });
+    const approved = await post(`/v2/payments/authorizations/${authId}/capture`, { amount: m('5.00') });
+    expect(approved.body).toMatchObject({ status: 'COMPLETED', processor_response: { avs_code: 'U', cvv_code: 'P', response_code: '0000' } });
+  });
+
+  it('a PayPal-wallet payment has no processor_response (positive control: the card one above has)', async () => {
+    const created = await order('CAPTURE', [{ amount: m('3.00') }]);
+    await post(`/_payctl/orders/${created.body.id}/approve`);
+    const captured = await post(`/v2/checkout/orders/${created.body.id}/capture`);
+    expect(captured.body.purchase_units[0].payments.captures[0].status).toBe('COMPLETED');
+    expect(captured.body.purchase_units[0].payments.captures[0].processor_response).toBeUndefined();
+  });
+});

@@ -96,6 +96,22 @@ describe('idempotent replay', () => {
     // The PayPal-Request-Id alias is the same key.
     const alias = await capture(t, authId, usd('25.00'), { 'paypal-request-id': key });
     expect(alias.body.id).toBe(first.body.id);
+    // Both names with one value (as payctl sends them) are the same key too.
+    const both = await capture(t, authId, usd('25.00'), { 'service-request-id': key, 'paypal-request-id': key });
+    expect(both.body.id).toBe(first.body.id);
+  });
+
+  it('refuses two different values under the two names of the request id or the assertion, changing nothing', async () => {
+    const authId = await authorize(t, '100.00');
+    const twoIds = await capture(t, authId, usd('25.00'), { 'service-request-id': randomUUID(), 'paypal-request-id': randomUUID() });
+    expect(twoIds.status).toBe(400);
+    expect(twoIds.body).toMatchObject({ name: 'INVALID_REQUEST', details: [{ issue: 'INVALID_PARAMETER_VALUE', field: 'PayPal-Request-Id', location: 'header' }] });
+    expect(twoIds.body.details[0].description).toContain('Service-Request-Id and PayPal-Request-Id');
+    const twoAssertions = await capture(t, authId, usd('25.00'), { 'service-auth-assertion': 'a.b.', 'paypal-auth-assertion': 'c.d.' });
+    expect(twoAssertions.status).toBe(400);
+    expect(twoAssertions.body.details[0]).toMatchObject({ issue: 'INVALID_PARAMETER_VALUE', field: 'PayPal-Auth-Assertion' });
+    const rows = await t.server.db.selectFrom('captures').select('id').where('authorization_id', '=', authId).execute();
+    expect(rows).toHaveLength(0);
   });
 
   it('concurrent retries with one request id capture once', async () => {

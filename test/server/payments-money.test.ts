@@ -202,6 +202,8 @@ describe('refunds', () => {
     ['three decimals', usd('0.001'), 422, 'DECIMAL_PRECISION'],
     ['more than captured', usd('10.01'), 422, 'REFUND_AMOUNT_EXCEEDED'],
     ['custom_id of 128', { custom_id: 'c'.repeat(128) }, 400, 'INVALID_STRING_MAX_LENGTH'],
+    ['custom_id with a space and !', { custom_id: 'a b!' }, 400, 'INVALID_PARAMETER_SYNTAX'],
+    ['custom_id with a colon', { custom_id: 'a:b' }, 400, 'INVALID_PARAMETER_SYNTAX'],
     ['empty invoice_id', { invoice_id: '' }, 400, 'INVALID_STRING_LENGTH'],
     ['note_to_payer of 256', { note_to_payer: 'n'.repeat(256) }, 400, 'INVALID_STRING_MAX_LENGTH'],
   ];
@@ -215,7 +217,7 @@ describe('refunds', () => {
 
   it('refuses an invoice_id already used by a refund, and an eleventh refund', async () => {
     const { captureId } = await capturedPayment(t, '10.00');
-    expect((await refund(t, captureId, { ...usd('0.01'), invoice_id: 'R-INV-1', custom_id: 'C-1', note_to_payer: 'sorry' })).status).toBe(200);
+    expect((await refund(t, captureId, { ...usd('0.01'), invoice_id: 'R-INV-1', custom_id: 'C-1_a.b,c', note_to_payer: 'sorry' })).status).toBe(200);
     expect(issueOf(await refund(t, captureId, { ...usd('0.01'), invoice_id: 'R-INV-1' }))).toBe('DUPLICATE_INVOICE_ID');
     for (let i = 0; i < 9; i += 1) expect((await refund(t, captureId, usd('0.01'))).status).toBe(200);
     expect(issueOf(await refund(t, captureId, usd('0.01')))).toBe('MAX_NUMBER_OF_REFUNDS_EXCEEDED');

@@ -186,6 +186,10 @@ describe('sandbox test values in item notes', () => {
     expect(item.transaction_status).toBe(status);
     expect(item.errors).toMatchObject({ name, details: [] });
     expect(item.errors.message.length).toBeGreaterThan(0);
+    // The schema requires a debug_id; the item's failure keeps one id across reads.
+    expect(item.errors.debug_id).toMatch(/^[0-9a-f]{14}$/);
+    const alone = await s.request('GET', `/v1/payments/payouts-item/${item.payout_item_id}`);
+    expect(alone.body.errors.debug_id).toBe(item.errors.debug_id);
     const charged = status === 'ONHOLD' || status === 'UNCLAIMED';
     expect(item.payout_item_fee).toEqual({ currency: 'USD', value: charged ? '0.02' : '0.00' });
     const events = await s.server.db.selectFrom('events').select('event_type').where('resource_id', '=', item.payout_item_id).execute();

@@ -45,6 +45,10 @@ describe('system templates', () => {
     expect(standard.filter((t: { default_template: boolean }) => t.default_template)).toHaveLength(1);
     expect(list.body.emails).toBe(server.merchant.email);
 
+    // Only the actions that can succeed are offered: no delete link on a system template.
+    for (const system of standard) expect(system.links.map((l: { rel: string }) => l.rel)).toEqual(['self', 'replace']);
+    const own = list.body.templates.find((t: { standard_template: boolean }) => !t.standard_template);
+    if (own) expect(own.links.map((l: { rel: string }) => l.rel)).toEqual(['self', 'replace', 'delete']);
     const removed = await server.request('DELETE', `${base}/${standard[0].id}`);
     expect(removed.status).toBe(403);
     expect(removed.body.name).toBe('NOT_AUTHORIZED');
@@ -81,6 +85,22 @@ describe('create and get', () => {
       template_info: { detail: { currency_code: 'USD', note: 'Thank you' } },
     });
     expect(got.body.links[0]).toMatchObject({ rel: 'self', method: 'GET' });
+    expect(got.body.links.map((l: { rel: string; method: string }) => `${l.rel} ${l.method}`)).toEqual(['self GET', 'replace PUT', 'delete DELETE']);
+  });
+
+  it('keeps an item tax\'s tax_note (spec 2.6)', async () => {
+    const item = { name: 'Taxed', quantity: '1', unit_amount: { currency_code: 'USD', value: '10.00' }, tax: { name: 'VAT', percent: '20', tax_note: 'Reverse charge' } };
+    const response = await server.request('POST', base, {
+      body: { name: 'With tax note', template_info: { detail: { currency_code: 'USD' }, items: [item] } },
+    });
+    expect(response.status, response.text).toBe(201);
+    const got = await server.request('GET', `${base}/${response.body.id}`);
+    expect(got.body.template_info.items[0].tax).toMatchObject({ name: 'VAT', percent: '20', tax_note: 'Reverse charge' });
+    const tooLong = await server.request('POST', base, {
+      body: { name: 'Tax note too long', template_info: { detail: { currency_code: 'USD' }, items: [{ ...item, tax: { ...item.tax, tax_note: 'n'.repeat(101) } }] } },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details[0].field).toBe('/template_info/items/0/tax/tax_note');
   });
 
   it('refuses a duplicate name on create with TEMPLATE_NAME_ALREADY_EXISTS', async () => {

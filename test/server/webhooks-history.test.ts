@@ -103,7 +103,14 @@ describe('event history', () => {
     ]);
   });
 
+  it('takes a leap second (23:59:60) in start_time and end_time as a well-formed time', async () => {
+    const result = await t.request('GET', '/v1/notifications/webhooks-events?start_time=2016-12-31T23:59:60Z&end_time=2099-12-31T23:59:60.5Z');
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.count).toBeGreaterThan(0);
+  });
+
   it.each([
+    ['start_time=2023-02-29T00:00:00Z', 'start_time', 'INVALID_PARAMETER_SYNTAX'],
     ['page_size=0', 'page_size', 'INVALID_INTEGER_MIN_VALUE'],
     ['page_size=301', 'page_size', 'INVALID_INTEGER_MAX_VALUE'],
     ['start_time=yesterday', 'start_time', 'INVALID_PARAMETER_SYNTAX'],

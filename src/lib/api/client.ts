@@ -18,6 +18,25 @@ const DEFAULT_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 10_000;
 const MAX_RETRY_AFTER_MS = 60_000;
 
+/**
+ * The request id and the assertion go under both their names, with one value: a deployment that
+ * honours only the PayPal-* name (the public service) must see the same key a payctl server sees,
+ * or a retried capture would run twice there.
+ */
+const HEADER_ALIASES: ReadonlyArray<readonly [string, string]> = [
+  ['service-request-id', 'paypal-request-id'],
+  ['service-auth-assertion', 'paypal-auth-assertion'],
+];
+
+function sendUnderBothNames(headers: Record<string, string>): void {
+  for (const [ours, theirs] of HEADER_ALIASES) {
+    const value = headers[ours] ?? headers[theirs];
+    if (value === undefined) continue;
+    headers[ours] = value;
+    headers[theirs] = value;
+  }
+}
+
 export interface ApiClientOptions {
   baseUrl: string;
   clientId?: string;
@@ -142,13 +161,14 @@ export class ApiClient {
     const method = req.method.toUpperCase();
     const callerHeaders = lowerCaseKeys(req.headers ?? {});
     const requestId =
-      req.requestId ?? callerHeaders['service-request-id'] ?? (method === 'GET' ? undefined : randomUUID());
+      req.requestId ?? callerHeaders['service-request-id'] ?? callerHeaders['paypal-request-id'] ?? (method === 'GET' ? undefined : randomUUID());
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
-    if (requestId) headers['service-request-id'] = requestId;
     if (req.prefer) headers.prefer = req.prefer;
     const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
     if (body !== undefined) headers['content-type'] = 'application/json';
     Object.assign(headers, callerHeaders);
+    if (requestId) headers['service-request-id'] = requestId;
+    sendUnderBothNames(headers);
 
     const exchange: Exchange = { method, url: this.#url(req.path, req.query), headers };
     if (body !== undefined) exchange.body = body;

@@ -32,11 +32,14 @@ const invoiceTotals = (accountId: string | null) => sql`
           OR CAST(CAST(json_extract(r.value, '$.amount_minor') AS INTEGER) AS TEXT) <> json_extract(r.value, '$.amount_minor'))
     END AS bad_amounts,
     CASE WHEN json_valid(i.transactions) THEN
-      (SELECT COUNT(*) FROM json_each(i.transactions, '$.payments') p WHERE json_extract(p.value, '$.type') <> 'EXTERNAL')
-    END AS platform_payments,
+      (SELECT COALESCE(SUM(CAST(json_extract(p.value, '$.gratuity_minor') AS INTEGER)), 0) FROM json_each(i.transactions, '$.payments') p)
+    END AS tips,
     CASE WHEN json_valid(i.transactions) THEN
-      (SELECT COUNT(*) FROM json_each(i.transactions, '$.refunds') r WHERE json_extract(r.value, '$.type') <> 'EXTERNAL')
-    END AS platform_refunds
+      (SELECT COUNT(*) FROM json_each(i.transactions, '$.payments') p WHERE json_extract(p.value, '$.type') <> 'PLATFORM')
+    END AS external_payments,
+    CASE WHEN json_valid(i.transactions) THEN
+      (SELECT COUNT(*) FROM json_each(i.transactions, '$.refunds') r WHERE json_extract(r.value, '$.type') <> 'PLATFORM')
+    END AS external_refunds
   FROM invoices i
   WHERE ${scope('i.account_id', accountId)}`;
 
@@ -54,31 +57,31 @@ export const INVOICE_CHECKS: readonly AuditCheck[] = [
   },
   {
     name: 'invoice-refunds-within-payments',
-    description: 'refunds never exceed payments, and payments never exceed the invoice total',
+    description: 'refunds never exceed payments, and payments less their tips never exceed the invoice total',
     tables: ['invoices'],
     query: (accountId) => sql`
-      SELECT id AS invoice_id, account_id, total_minor, paid_minor, refunded_minor FROM invoices
-      WHERE ${scope('account_id', accountId)}
-        AND (refunded_minor < 0 OR paid_minor < 0 OR refunded_minor > paid_minor OR paid_minor > total_minor)`,
+      SELECT invoice_id, account_id, total_minor, paid_minor, refunded_minor, tips FROM (${invoiceTotals(accountId)}) t
+      WHERE refunded_minor < 0 OR paid_minor < 0 OR refunded_minor > paid_minor OR paid_minor - COALESCE(tips, 0) > total_minor
+        OR COALESCE(tips, 0) < 0`,
   },
   {
     name: 'invoice-status-matches-amounts',
     description:
       "an invoice's status is what its payments and refunds make it: nothing paid (DRAFT, SCHEDULED, SENT, UNPAID, CANCELLED), " +
-      'PARTIALLY_PAID, PAID or MARKED_AS_PAID (every payment external), PARTIALLY_REFUNDED, REFUNDED or MARKED_AS_REFUNDED (every refund external)',
+      'PARTIALLY_PAID, PAID (every payment through the platform) or MARKED_AS_PAID, PARTIALLY_REFUNDED, REFUNDED (every refund through the platform) or MARKED_AS_REFUNDED',
     tables: ['invoices'],
     query: (accountId) => sql`
       SELECT invoice_id, account_id, status, expected, total_minor, paid_minor, refunded_minor FROM (
         SELECT t.*, CASE
           WHEN refunded_minor > 0 AND refunded_minor < paid_minor THEN 'PARTIALLY_REFUNDED'
-          WHEN refunded_minor > 0 THEN CASE WHEN platform_refunds = 0 THEN 'MARKED_AS_REFUNDED' ELSE 'REFUNDED' END
+          WHEN refunded_minor > 0 THEN CASE WHEN external_refunds > 0 THEN 'MARKED_AS_REFUNDED' ELSE 'REFUNDED' END
           WHEN paid_minor = 0 THEN 'nothing paid'
           WHEN paid_minor < total_minor THEN 'PARTIALLY_PAID'
-          ELSE CASE WHEN platform_payments = 0 THEN 'MARKED_AS_PAID' ELSE 'PAID' END
+          ELSE CASE WHEN external_payments > 0 THEN 'MARKED_AS_PAID' ELSE 'PAID' END
         END AS expected
         FROM (${invoiceTotals(accountId)}) t
       ) s
-      WHERE platform_payments IS NOT NULL
+      WHERE external_payments IS NOT NULL
         AND ((expected = 'nothing paid' AND status NOT IN ${NOTHING_PAID}) OR (expected <> 'nothing paid' AND status <> expected))`,
   },
 ];

@@ -2,6 +2,7 @@
 
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
+import { parseRfc3339 } from '../core/rfc3339.js';
 import { serviceError } from '../http/errors.js';
 import { link } from '../http/links.js';
 import { disputeFromRow } from './model.js';
@@ -11,8 +12,6 @@ import { DISPUTE_STATES } from './states.js';
 
 export const LIST_PAGE_SIZE = { default: 10, max: 50 } as const;
 const START_TIME_WINDOW_SECONDS = 180 * 86_400;
-const DATE_TIME =
-  /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])[Tt]([0-1][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
 export interface ListQuery {
   transactionId?: string;
@@ -33,10 +32,10 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 }
 
 function parseStartTime(value: string, now: Date): string {
-  if (value.length < 20 || value.length > 64 || !DATE_TIME.test(value) || !Number.isFinite(Date.parse(value))) {
+  const time = parseRfc3339(value);
+  if (!time) {
     throw invalid('INVALID_START_TIME_FORMAT', 'start_time', value, 'start_time must be an RFC 3339 date-time, e.g. 2025-01-31T09:30:00Z.');
   }
-  const time = new Date(Date.parse(value));
   if (time > now) throw invalid('DATE_CAN_NOT_BE_IN_FUTURE', 'start_time', value, 'start_time cannot be in the future.');
   if (time < addSeconds(now, -START_TIME_WINDOW_SECONDS)) {
     throw invalid('INVALID_START_TIME_RANGE', 'start_time', value, 'start_time must be within the last 180 days.');

@@ -48,8 +48,8 @@ export async function reverseForBuyer(ctx: ServiceContext, dispute: Dispute): Pr
 
 /**
  * A later decision for the seller (after an appeal) gives back what a reversal took. Payments has no
- * way to un-reverse a capture (REVERSED is final there), so this adapter credits the merchant's
- * balance directly through the shared ledger; the capture itself stays REVERSED.
+ * way to un-reverse a capture (its reversal is final there), so this adapter credits the merchant's
+ * balance directly through the shared ledger; the capture itself stays reversed (REFUNDED).
  */
 export async function reinstateSeller(ctx: ServiceContext, dispute: Dispute): Promise<void> {
   const reversed = BigInt(dispute.details.reversed_minor);

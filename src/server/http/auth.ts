@@ -96,9 +96,13 @@ export function parseAuthAssertion(token: string): AssertionClaims {
   return { iss: claims.iss, payer_id: claims.payer_id };
 }
 
-async function consentedCaller(deps: ServerDeps, caller: Caller, payerId: string): Promise<Caller> {
+/** The dispute operations answer a failed permission check with AUTHORIZATION_ERROR (spec 5.5). */
+const permissionErrorFor = (request: FastifyRequest): 'AUTHORIZATION_ERROR' | 'NOT_AUTHORIZED' =>
+  request.url.startsWith('/v1/customer/disputes') ? 'AUTHORIZATION_ERROR' : 'NOT_AUTHORIZED';
+
+async function consentedCaller(deps: ServerDeps, request: FastifyRequest, caller: Caller, payerId: string): Promise<Caller> {
   if (!(await consentExists(deps.db, caller.clientId, payerId))) {
-    throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
+    throw serviceError(permissionErrorFor(request), 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
       field: 'Service-Auth-Assertion',
       location: 'header',
     });
@@ -118,7 +122,7 @@ function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller:
     });
   }
   if (claims.payer_id === caller.ownAccountId) return caller;
-  return consentedCaller(deps, caller, claims.payer_id);
+  return consentedCaller(deps, request, caller, claims.payer_id);
 }
 
 type Done = (error?: Error) => void;

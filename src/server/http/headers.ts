@@ -17,32 +17,49 @@ const DISPLAY_NAMES: Record<string, string> = {
   authorization: 'Authorization',
 };
 
-/** The first of `names` present on the request, checked against 1..maxLength characters. */
+/**
+ * The value of `names` (one header under its service and PayPal-* names), checked against
+ * 1..maxLength characters. Both names may be sent (payctl's client does) but with one value: two
+ * different values would make one key mean two requests, so they are refused.
+ */
 export function boundedHeader(
   request: FastifyRequest,
   names: readonly string[],
   maxLength: number,
 ): string | undefined {
+  let found: { name: string; value: string } | undefined;
   for (const name of names) {
     const raw = request.headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(',') : raw;
-    const field = DISPLAY_NAMES[name] ?? name;
-    if (value.length === 0) {
-      throw serviceError('INVALID_REQUEST', 'INVALID_STRING_LENGTH', `${field} must be 1 to ${maxLength} characters.`, {
-        field,
+    if (found && found.value !== value) {
+      const [first, second] = [DISPLAY_NAMES[found.name] ?? found.name, DISPLAY_NAMES[name] ?? name];
+      throw serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_VALUE', `${first} and ${second} name the same header: send one value under both, not two different ones.`, {
+        field: second,
         location: 'header',
       });
     }
-    if (value.length > maxLength) {
-      throw serviceError('INVALID_REQUEST', 'INVALID_STRING_MAX_LENGTH', `${field} must be at most ${maxLength} characters.`, {
-        field,
-        location: 'header',
-      });
-    }
-    return value;
+    found ??= { name, value };
   }
-  return undefined;
+  if (!found) return undefined;
+  return checkedLength(found.name, found.value, maxLength);
+}
+
+function checkedLength(name: string, value: string, maxLength: number): string {
+  const field = DISPLAY_NAMES[name] ?? name;
+  if (value.length === 0) {
+    throw serviceError('INVALID_REQUEST', 'INVALID_STRING_LENGTH', `${field} must be 1 to ${maxLength} characters.`, {
+      field,
+      location: 'header',
+    });
+  }
+  if (value.length > maxLength) {
+    throw serviceError('INVALID_REQUEST', 'INVALID_STRING_MAX_LENGTH', `${field} must be at most ${maxLength} characters.`, {
+      field,
+      location: 'header',
+    });
+  }
+  return value;
 }
 
 export const requestIdOf = (request: FastifyRequest): string | undefined =>

@@ -117,12 +117,19 @@ export function installPlumbing(app: FastifyInstance, routes: RouteIndex): void 
   });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
     if (request.routeOptions.config.form !== true) {
-      done(unsupportedMediaType(), undefined);
+      // An empty body is no body whatever its label (axios labels an empty POST as a form).
+      if (text.length === 0) done(null, {});
+      else done(unsupportedMediaType(), undefined);
       return;
     }
-    const text = typeof body === 'string' ? body : body.toString('utf8');
     done(null, Object.fromEntries(new URLSearchParams(text)));
+  });
+  // Any other media type: an empty body is no body; a non-empty one is refused with 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if (body.length === 0) done(null, {});
+    else done(unsupportedMediaType(), undefined);
   });
 
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {

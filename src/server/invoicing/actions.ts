@@ -163,8 +163,8 @@ function settle(row: store.InvoiceRow, transactions: Transactions, ctx: ServiceC
     total: row.total_minor,
     paid,
     refunded,
-    paymentsExternal: transactions.payments.every((payment) => payment.type === 'EXTERNAL'),
-    refundsExternal: transactions.refunds.every((refund) => refund.type === 'EXTERNAL'),
+    paymentsAllPlatform: transactions.payments.every((payment) => payment.type === 'PLATFORM'),
+    refundsAllPlatform: transactions.refunds.every((refund) => refund.type === 'PLATFORM'),
   });
   return {
     ...moveTo(row, status, ctx),
@@ -179,7 +179,11 @@ export async function recordPayment(ctx: ServiceContext, id: string, input: Paym
   assertCanPerform('record-payment', statusOf(row));
   const due = row.total_minor - row.paid_minor;
   const amount = input.amount === undefined ? due : recordedMinor(input.amount, row.currency);
-  if (amount > due) {
+  // A payer paying through the platform may add a tip when the invoice allows tips: what is paid
+  // beyond the amount due is the tip (the invoice's gratuity). Other payments cannot exceed it.
+  const tipsAllowed = input.method === 'PLATFORM' && viewOf(row).stored.input.configuration?.allow_tip === true;
+  const tip = tipsAllowed && amount > due && due > 0n ? amount - due : 0n;
+  if (amount - tip > due) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'PAYMENT_AMOUNT_GREATER_THAN_AMOUNT_DUE', `The payment is more than the amount due (${fromMinorUnits(due, row.currency)} ${row.currency}).`, {
       field: '/amount/value',
       value: fromMinorUnits(amount, row.currency),
@@ -199,6 +203,7 @@ export async function recordPayment(ctx: ServiceContext, id: string, input: Paym
     payment_date_time: isoSeconds(ctx.now),
     ...(input.note !== undefined ? { note: input.note } : {}),
     amount_minor: amount.toString(),
+    ...(tip > 0n ? { gratuity_minor: tip.toString() } : {}),
     ...(input.shipping_info !== undefined ? { shipping_info: input.shipping_info as Record<string, unknown> } : {}),
   });
   const settled = settle(row, transactions, ctx);

@@ -28,6 +28,8 @@ const paymentSchema = z.lazy(() =>
     payment_date_time: z.string(),
     note: z.string().optional(),
     amount_minor: z.string(),
+    /** The part of amount_minor the payer added as a tip (allow_tip); shown in the invoice's gratuity. */
+    gratuity_minor: z.string().optional(),
     shipping_info: z.record(z.string(), z.unknown()).optional(),
   }),
 );
@@ -180,10 +182,12 @@ export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, curren
 export function settlementOf(row: InvoiceWrite, transactions: Transactions): Record<string, unknown> {
   const currency = row.currency;
   const settlement: Record<string, unknown> = { due_amount: money(dueMinor(row), currency) };
+  const tips = transactions.payments.reduce((sum, payment) => sum + BigInt(payment.gratuity_minor ?? '0'), 0n);
+  if (tips > 0n) settlement.gratuity = money(tips, currency);
   if (transactions.payments.length > 0) {
     settlement.payments = {
       paid_amount: money(row.paid_minor, currency),
-      transactions: transactions.payments.map(({ amount_minor: minor, ...payment }) => ({ ...payment, amount: money(BigInt(minor), currency) })),
+      transactions: transactions.payments.map(({ amount_minor: minor, gratuity_minor: _tip, ...payment }) => ({ ...payment, amount: money(BigInt(minor), currency) })),
     };
   }
   if (transactions.refunds.length > 0) {
@@ -208,12 +212,12 @@ export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceReso
   };
 }
 
-/** `fields=none`: the invoice's id, status and number only. */
+/** `fields=none`: the invoice's id, status, number and currency (the schema requires detail.currency_code). */
 export function invoiceSummary(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
   return {
     id: row.id,
     status: statusOf(row),
-    detail: { invoice_number: row.invoice_number },
+    detail: { invoice_number: row.invoice_number, currency_code: row.currency },
     links: [link(baseUrl, invoicePath(row.id), 'self', 'GET')],
   };
 }

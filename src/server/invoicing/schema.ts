@@ -1,14 +1,13 @@
 // Request schemas of the invoicing API: templates, invoices, actions, list and search queries.
 
 import { z } from 'zod';
+import { parseRfc3339 } from '../core/rfc3339.js';
 import { deferredSchemas, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS, parseScaledDecimal } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
 
 const DATE_PATTERN = /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/;
-const DATE_TIME_PATTERN =
-  /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])[Tt]([0-1][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 const MONEY_VALUE = /^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/;
 
 /** A YYYY-MM-DD that exists on the calendar (no 31 April, 29 February only in leap years). */
@@ -92,7 +91,11 @@ function build() {
     .regex(DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
     .refine(isCalendarDate, { message: 'The date does not exist on the calendar.', ...issue('INVALID_PARAMETER_SYNTAX') });
 
-  const dateTimeSchema = z.string().min(20).max(64).regex(DATE_TIME_PATTERN, 'Expected an RFC 3339 date and time.');
+  const dateTimeSchema = z
+    .string()
+    .min(20)
+    .max(64)
+    .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', ...issue('INVALID_PARAMETER_SYNTAX') });
 
   /** Money as sent: the currency is checked to be three letters; the value's syntax, not its sense. */
   const moneySchema = z.object({
@@ -168,7 +171,8 @@ function build() {
     shipping_info: contactSchema.optional(),
   });
 
-  const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema });
+  // tax_note (spec 2.6) is kept as given and shown back.
+  const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema, tax_note: z.string().min(1).max(100).optional() });
   const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneySchema.optional() });
 
   const itemSchema = z.object({

@@ -96,18 +96,22 @@ export interface Settlement {
   total: bigint;
   paid: bigint;
   refunded: bigint;
-  /** Whether every payment (refund) was recorded as paid outside the platform. */
-  paymentsExternal: boolean;
-  refundsExternal: boolean;
+  /**
+   * Whether every payment (refund) went through the platform (method PLATFORM). Only then is the
+   * invoice PAID (REFUNDED): as soon as the invoicer recorded part of it themselves, it is marked
+   * (MARKED_AS_PAID, MARKED_AS_REFUNDED), as the public API marks what it did not move itself.
+   */
+  paymentsAllPlatform: boolean;
+  refundsAllPlatform: boolean;
 }
 
 /** The status that recorded payments and refunds put a sent invoice in. */
 export function settledStatus(s: Settlement): InvoiceStatus {
   if (s.refunded > 0n) {
     if (s.refunded < s.paid) return 'PARTIALLY_REFUNDED';
-    return s.refundsExternal ? 'MARKED_AS_REFUNDED' : 'REFUNDED';
+    return s.refundsAllPlatform ? 'REFUNDED' : 'MARKED_AS_REFUNDED';
   }
   if (s.paid === 0n) return 'UNPAID';
   if (s.paid < s.total) return 'PARTIALLY_PAID';
-  return s.paymentsExternal ? 'MARKED_AS_PAID' : 'PAID';
+  return s.paymentsAllPlatform ? 'PAID' : 'MARKED_AS_PAID';
 }

@@ -50,8 +50,10 @@ export function templateResource(row: store.TemplateRow, baseUrl: string): Templ
     template_info: info,
     settings: body.settings ?? {},
     standard_template: row.is_standard === 1n,
-    links: [link(baseUrl, path, 'self', 'GET'), link(baseUrl, path, 'replace', 'PUT'), link(baseUrl, path, 'delete', 'DELETE')],
+    links: [link(baseUrl, path, 'self', 'GET'), link(baseUrl, path, 'replace', 'PUT')],
   };
+  // Only actions that can succeed: a system template cannot be deleted (CANNOT_DELETE_GLOBAL_TEMPLATE).
+  if (row.is_standard !== 1n) resource.links.push(link(baseUrl, path, 'delete', 'DELETE'));
   if (body.unit_of_measure !== undefined) resource.unit_of_measure = body.unit_of_measure;
   return resource;
 }

@@ -1,6 +1,6 @@
 // Where an event goes under a receiver address: the spec's callback paths, and the same form for the rest.
 
-/** Marker the payments domain puts on an authorization voided because it expired. */
+/** Marker that events written before 0.1 carried on an authorization voided because it expired. */
 export const EXPIRED_REASON = 'EXPIRED';
 
 const segment = (value: string): string => encodeURIComponent(value);
@@ -24,8 +24,14 @@ function refundedCaptureId(resource: unknown, fallback: string): string {
   return typeof captureId === 'string' && captureId.length > 0 ? captureId : fallback;
 }
 
-function voidedExpired(resource: unknown): boolean {
-  return record(record(resource).status_details).reason === EXPIRED_REASON;
+/**
+ * An authorization voided because it expired: VOIDED at or after its expiration_time (an explicit
+ * void happens before it; status_details has no reason for expiry in the API's enumeration).
+ */
+export function voidedExpired(resource: unknown): boolean {
+  const { status, expiration_time: expires, update_time: updated, status_details: details } = record(resource);
+  if (record(details).reason === EXPIRED_REASON) return true;
+  return status === 'VOIDED' && typeof expires === 'string' && typeof updated === 'string' && Date.parse(updated) >= Date.parse(expires);
 }
 
 const FIXED: Record<string, (id: string) => string> = {

@@ -1,11 +1,10 @@
 // Request schemas of the notifications API.
 
 import { z } from 'zod';
+import { parseRfc3339 } from '../core/rfc3339.js';
 import { deferredSchemas, queryInteger } from '../http/validation.js';
 import { DELIVERY_STATUSES } from './states.js';
 
-const RFC3339 =
-  /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
 function build() {
@@ -49,8 +48,8 @@ function build() {
   const timestamp = z
     .string()
     .max(64)
-    .regex(RFC3339, 'Expected an RFC 3339 date and time.')
-    .transform((text) => new Date(text).toISOString());
+    .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', params: { issue: 'INVALID_PARAMETER_SYNTAX' } })
+    .transform((text) => (parseRfc3339(text) as Date).toISOString());
 
   const listEventsQuerySchema = z
     .object({

@@ -114,7 +114,9 @@ export async function issueToken(
   const stored = app?.secret_hash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
   const valid = await verifySecret(clientSecret, stored);
   if (!app || !valid) return undefined;
-  const now = deps.clock.now(app.account_id);
+  // A token lives its lifetime in real time: clients cache it by wall-clock time, so no sandbox
+  // control (clock moves, resets) may expire, revive or lengthen it. Business time stays per account.
+  const now = deps.clock.systemNow();
   const accessToken = `A21AA${secretToken(32)}`;
   const lifetime = deps.config.tokenLifetimeSeconds;
   await deps.db.transaction().execute(async (trx) => {
@@ -164,7 +166,7 @@ const TOKEN_CACHE_SIZE = 10_000;
 /** The cache holds nothing for this token: the database must be asked. */
 export const NOT_CACHED = Symbol('not cached');
 
-const tokenIsLive = (deps: ServerDeps, token: CachedToken): boolean => token.expiresAtMs > deps.clock.now(token.owner.accountId).getTime();
+const tokenIsLive = (deps: ServerDeps, token: CachedToken): boolean => token.expiresAtMs > deps.clock.systemNow().getTime();
 
 function tokenCacheOf(deps: ServerDeps): Map<string, CachedToken> {
   let cache = tokenCaches.get(deps);
@@ -180,11 +182,11 @@ function tokenCacheOf(deps: ServerDeps): Map<string, CachedToken> {
 export function cachedTokenOwner(deps: ServerDeps, accessToken: string): TokenOwner | undefined | typeof NOT_CACHED {
   const cached = tokenCacheOf(deps).get(accessToken);
   if (!cached) return NOT_CACHED;
-  // Expiry is judged on every use: account clocks move.
+  // Expiry is judged on every use, in real time (a token outlives no more than its lifetime).
   return tokenIsLive(deps, cached) ? cached.owner : undefined;
 }
 
-/** The owner of a valid, unexpired token, judged on the owning account's clock. */
+/** The owner of a valid, unexpired token, judged in real time (not on the account's clock). */
 export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
   const known = cachedTokenOwner(deps, accessToken);
   if (known !== NOT_CACHED) return known;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
-import { presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
+import { cardChecksJson, presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
 import { authorizationsOfOrder, capturesOfOrder, refundsOfCaptures } from '../payments/store.js';
 import type { OrderRow } from './store.js';
 import { trackersByUnit } from './trackers.js';
@@ -16,6 +16,8 @@ export const orderDetailsSchema = z.lazy(() =>
     payer: z.record(z.string(), z.unknown()).optional(),
     processing_instruction: z.string().optional(),
     application_context: z.record(z.string(), z.unknown()).optional(),
+    /** AVS and CVV results of the card the order was paid with (payments' processor_response). */
+    card_checks: cardChecksJson.optional(),
   }),
 );
 export type OrderDetails = z.output<typeof orderDetailsSchema>;

@@ -39,6 +39,7 @@ function build() {
     expiry: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])$/),
     name: z.string().min(1).max(300).optional(),
     security_code: z.string().regex(/^[0-9]{3,4}$/).optional(),
+    billing_address: z.object({}).loose().optional(),
   });
 
   /** One payment source: a card (approved at once) or a wallet or bank method (payer action needed). */

@@ -52,6 +52,16 @@ function maskedSource(source: PaymentSourceInput): Record<string, Record<string,
   return { card };
 }
 
+/**
+ * The sandbox processor's checks of a card: the address matches when the payer gave a billing
+ * address (Y), else it was not checked (U, unavailable); the security code matches when given (M),
+ * else it was not processed (P).
+ */
+function cardChecks(source: PaymentSourceInput | undefined): OrderDetails['card_checks'] {
+  if (!source?.card) return undefined;
+  return { avs_code: source.card.billing_address ? 'Y' : 'U', cvv_code: source.card.security_code ? 'M' : 'P' };
+}
+
 function initialStatus(source: PaymentSourceInput | undefined): OrderStatus {
   if (!source) return 'CREATED';
   return source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
@@ -74,6 +84,8 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   const checked = await checkedUnits(ctx, body);
   const details: OrderDetails = { purchase_units: checked.map((unit) => unit.unit) };
   if (body.payment_source) details.payment_source = maskedSource(body.payment_source);
+  const checks = cardChecks(body.payment_source);
+  if (checks) details.card_checks = checks;
   if (body.payer) details.payer = body.payer;
   if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
   const now = isoSeconds(ctx.now);
@@ -179,6 +191,9 @@ export async function approveOrder(ctx: ServiceContext, id: string, source?: Pay
   const details = parseOrderDetails(row);
   if (source) details.payment_source = maskedSource(source);
   else details.payment_source ??= { paypal: { account_status: 'VERIFIED' } };
+  const checks = cardChecks(source);
+  if (checks) details.card_checks = checks;
+  else if (source) delete details.card_checks;
   const approved = await moveOrder(ctx, row, 'APPROVED', details);
   const resource = await presentOrder(ctx, approved);
   await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
@@ -230,6 +245,7 @@ export async function authorizeOrder(ctx: ServiceContext, id: string, body: Orde
     softDescriptor: unit.soft_descriptor,
     payee: unit.payee,
     status: options.pendingReview ? 'PENDING' : 'CREATED',
+    cardChecks: details.card_checks,
   });
   return completeOrder(ctx, row);
 }
@@ -255,6 +271,7 @@ export async function captureOrder(ctx: ServiceContext, id: string, body: OrderA
       customId: unit.custom_id,
       softDescriptor: unit.soft_descriptor,
       payee: unit.payee,
+      cardChecks: details.card_checks,
     });
   }
   return completeOrder(ctx, row);

@@ -9,7 +9,7 @@ import { amountOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { noteExpiry } from './expiry-cache.js';
-import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Resource } from './present.js';
+import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type CardChecks, type Resource } from './present.js';
 import type { CaptureBody, ReauthorizeBody } from './schema.js';
 import {
   OPEN_AUTHORIZATION_STATUSES,
@@ -36,6 +36,8 @@ export interface NewAuthorization {
   payee: { email_address: string; merchant_id: string };
   /** PENDING holds the authorization for review (status_details.reason PENDING_REVIEW). */
   status: 'CREATED' | 'PENDING';
+  /** The order was paid by card: its captures carry a processor_response. */
+  cardChecks?: CardChecks | undefined;
 }
 
 /** Creates an authorization and raises PAYMENT.AUTHORIZATION.CREATED. */
@@ -45,6 +47,7 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
     payee: input.payee,
     ...(input.breakdown ? { breakdown: input.breakdown } : {}),
     ...(input.softDescriptor !== undefined ? { soft_descriptor: input.softDescriptor } : {}),
+    ...(input.cardChecks ? { card_checks: input.cardChecks } : {}),
   };
   const row: store.AuthorizationRow = {
     seq: null,
@@ -193,6 +196,7 @@ export async function captureAuthorization(
     softDescriptor: body.soft_descriptor ?? details.soft_descriptor,
     disbursementMode: body.payment_instruction?.disbursement_mode,
     payee: details.payee,
+    cardChecks: details.card_checks,
   });
   if (!options.declined) {
     await store.updateAuthorization(ctx.db, ctx.accountId, row.id, {

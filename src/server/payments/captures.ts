@@ -9,7 +9,7 @@ import { recordMovement } from '../ledger/store.js';
 import { findAccount } from '../oauth/store.js';
 import { writePaymentEvent } from './events.js';
 import { captureFee } from './fees.js';
-import { presentCapture, type CaptureDetails, type Resource } from './present.js';
+import { presentCapture, type CaptureDetails, type CardChecks, type Resource } from './present.js';
 import { assertCaptureCanTransition, captureStatusOf, type CaptureStatus } from './states.js';
 import * as store from './store.js';
 
@@ -28,6 +28,16 @@ export interface NewCapture {
   softDescriptor?: string | undefined;
   disbursementMode?: 'INSTANT' | 'DELAYED' | undefined;
   payee: { email_address: string; merchant_id: string };
+  /** The order was paid by card: the capture carries a processor_response with these checks. */
+  cardChecks?: CardChecks | undefined;
+}
+
+/**
+ * A direct card transaction's processor_response: the card's AVS and CVV results with the
+ * processor's approval (0000) or, for a simulated decline, 0500 (do not honour).
+ */
+function processorResponse(checks: CardChecks, declined: boolean): CaptureDetails['processor_response'] {
+  return { avs_code: checks.avs_code, cvv_code: checks.cvv_code, response_code: declined ? '0500' : '0000' };
 }
 
 /** Whether new captures of this account are held for identity verification. */
@@ -64,6 +74,7 @@ export async function recordCapture(ctx: ServiceContext, input: NewCapture): Pro
     ...(input.breakdown ? { breakdown: input.breakdown } : {}),
     ...(input.noteToPayer !== undefined ? { note_to_payer: input.noteToPayer } : {}),
     ...(input.softDescriptor !== undefined ? { soft_descriptor: input.softDescriptor } : {}),
+    ...(input.cardChecks ? { processor_response: processorResponse(input.cardChecks, input.status === 'DECLINED') } : {}),
   };
   const row: store.CaptureRow = {
     seq: null,
@@ -154,12 +165,15 @@ export function remainingNet(row: store.CaptureRow): bigint {
   return row.amount_minor - row.refunded_minor - (row.fee_minor - row.refunded_fee_minor);
 }
 
-/** Reverses a completed capture (a dispute lost): status REVERSED, ledger takes the remaining net. */
+/**
+ * Reverses a completed capture (a dispute lost): status REFUNDED with the reversal's reason in
+ * status_details (the API has no REVERSED capture status), ledger takes the remaining net.
+ */
 export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Resource> {
   const row = await loadCapture(ctx, captureId);
   const status: CaptureStatus = captureStatusOf(row.status);
-  assertCaptureCanTransition('reverse', status, 'REVERSED');
-  const changes = { status: 'REVERSED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
+  assertCaptureCanTransition('reverse', status, 'REFUNDED');
+  const changes = { status: 'REFUNDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
   await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
   const taken = remainingNet(row);
   if (taken !== 0n) {

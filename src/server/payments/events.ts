@@ -3,6 +3,7 @@
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
 import type { Resource } from './present.js';
+import { voidedExpired } from '../notifications/receiver-paths.js';
 
 export type PaymentEventType =
   | 'PAYMENT.AUTHORIZATION.CREATED'
@@ -39,7 +40,7 @@ function amountText(resource: Resource): string {
 const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
   'PAYMENT.AUTHORIZATION.CREATED': (r) => `Payment authorized for ${amountText(r)}`,
   'PAYMENT.AUTHORIZATION.VOIDED': (r) =>
-    (r.status_details as { reason?: string } | undefined)?.reason === 'EXPIRED'
+    voidedExpired(r)
       ? `Authorization of ${amountText(r)} voided because it expired`
       : `Authorization of ${amountText(r)} voided`,
   'PAYMENT.CAPTURE.COMPLETED': (r) => `Payment completed for ${amountText(r)}`,

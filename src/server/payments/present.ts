@@ -9,11 +9,19 @@ const moneyJson = z.lazy(() => z.object({ currency_code: z.string(), value: z.st
 const payeeJson = z.lazy(() => z.object({ email_address: z.string(), merchant_id: z.string() }));
 
 /** The nested rest of a resource, kept as JSON beside the scalar columns. */
+/** The card checks of an order paid by card (AVS and CVV results), kept for its captures. */
+export const cardChecksJson = z.lazy(() => z.object({ avs_code: z.string(), cvv_code: z.string() }));
+export type CardChecks = z.output<typeof cardChecksJson>;
+const processorResponseJson = z.lazy(() =>
+  z.object({ avs_code: z.string(), cvv_code: z.string(), response_code: z.string(), payment_advice_code: z.string().optional() }),
+);
+
 export const authorizationDetailsSchema = z.lazy(() =>
   z.object({
     breakdown: z.record(z.string(), moneyJson).optional(),
     payee: payeeJson,
     soft_descriptor: z.string().optional(),
+    card_checks: cardChecksJson.optional(),
   }),
 );
 export const captureDetailsSchema = z.lazy(() =>
@@ -23,6 +31,7 @@ export const captureDetailsSchema = z.lazy(() =>
     note_to_payer: z.string().optional(),
     soft_descriptor: z.string().optional(),
     disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
+    processor_response: processorResponseJson.optional(),
   }),
 );
 export const refundDetailsSchema = z.lazy(() =>
@@ -76,10 +85,15 @@ export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link
   return links;
 }
 
+/** authorization_status_details.reason in the published file. */
+const PUBLIC_AUTHORIZATION_REASONS: ReadonlySet<string> = new Set(['PENDING_REVIEW']);
+
 export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Resource {
   const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
   const resource = { id: row.id, status: row.status } as Resource;
-  if (row.status_reason) resource.status_details = { reason: row.status_reason };
+  // Only the API's reasons are shown; EXPIRED stays in storage (a VOIDED authorization past its
+  // expiration_time, and the void-expired event, say it).
+  if (row.status_reason && PUBLIC_AUTHORIZATION_REASONS.has(row.status_reason)) resource.status_details = { reason: row.status_reason };
   resource.amount = amountWithBreakdown(row.amount_minor, row.currency, details.breakdown);
   withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id });
   resource.seller_protection = SELLER_PROTECTION;
@@ -117,6 +131,7 @@ export function presentCapture(row: CaptureRow, baseUrl: string): Resource {
     };
   }
   resource.disbursement_mode = details.disbursement_mode;
+  if (details.processor_response) resource.processor_response = details.processor_response;
   const related: Record<string, string> = { order_id: row.order_id };
   if (row.authorization_id) related.authorization_id = row.authorization_id;
   resource.supplementary_data = { related_ids: related };

@@ -79,7 +79,7 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
   const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
   if (!row) throw notFound('capture', captureId);
   const status = captureStatusOf(row.status);
-  assertCaptureCanTransition('refund', status, 'REFUNDED');
+  assertCaptureCanTransition('refund', status, 'REFUNDED', row.status_reason);
   const remaining = row.amount_minor - row.refunded_minor;
   const amountMinor = requestedRefund(row, body, remaining);
   await assertRefundable(ctx, row, body, amountMinor < remaining, options);

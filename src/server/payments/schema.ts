@@ -47,7 +47,8 @@ function build() {
   });
   const refundBodySchema = z.object({
     amount: moneySchema.optional(),
-    custom_id: z.string().min(1).max(127).optional(),
+    // Spec 2.4: letters, digits and - _ . , only.
+    custom_id: z.string().min(1).max(127).regex(/^[A-Za-z0-9-_.,]*$/, 'Letters, digits and - _ . , only.').optional(),
     invoice_id: z.string().min(1).max(127).optional(),
     note_to_payer: z.string().min(1).max(255).optional(),
     payment_instruction: z.object({}).loose().optional(),

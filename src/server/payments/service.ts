@@ -19,6 +19,7 @@ export {
 } from './authorizations.js';
 export { completePendingCapture, declinePendingCapture, getCapture, recordCapture, capturesHeldForVerification } from './captures.js';
 export { getRefund, refundCapture, setDisputeCheck, type DisputeCheck } from './refunds.js';
+export { isReversedCapture } from './states.js';
 export type { Resource } from './present.js';
 
 /** A capture as stored, amounts in minor units. */
@@ -87,7 +88,7 @@ export async function refundCaptureForDispute(
 
 /**
  * Reverses a COMPLETED or PARTIALLY_REFUNDED capture (a dispute decided for the buyer): status
- * REVERSED with status_details.reason `reason`, a REVERSAL ledger movement taking the net still
+ * REFUNDED with status_details.reason `reason` (BUYER_COMPLAINT or CHARGEBACK), a REVERSAL ledger movement taking the net still
  * held, and PAYMENT.CAPTURE.REVERSED. Other statuses: 422 REVERSAL_NOT_ALLOWED.
  */
 export function reverseCapture(ctx: ServiceContext, captureId: string, reason = 'BUYER_COMPLAINT'): Promise<Resource> {

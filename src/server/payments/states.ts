@@ -4,7 +4,7 @@
 import { serviceError, type ServiceError } from '../http/errors.js';
 
 export type AuthorizationStatus = 'CREATED' | 'CAPTURED' | 'DENIED' | 'PARTIALLY_CAPTURED' | 'VOIDED' | 'PENDING';
-export type CaptureStatus = 'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED' | 'REVERSED';
+export type CaptureStatus = 'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED';
 export type RefundStatus = 'CANCELLED' | 'FAILED' | 'PENDING' | 'COMPLETED';
 
 export const AUTHORIZATION_TRANSITIONS: Record<AuthorizationStatus, readonly AuthorizationStatus[]> = {
@@ -19,13 +19,23 @@ export const AUTHORIZATION_TRANSITIONS: Record<AuthorizationStatus, readonly Aut
 
 export const CAPTURE_TRANSITIONS: Record<CaptureStatus, readonly CaptureStatus[]> = {
   PENDING: ['COMPLETED', 'DECLINED'],
-  COMPLETED: ['PARTIALLY_REFUNDED', 'REFUNDED', 'REVERSED'],
-  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED', 'REVERSED'],
+  // -> REFUNDED also by a reversal (a dispute lost), which the API has no status of its own for.
+  COMPLETED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   REFUNDED: [],
   DECLINED: [],
   FAILED: [],
-  REVERSED: [],
 };
+
+/**
+ * A reversed capture is REFUNDED (the spec's six statuses have no REVERSED) with one of these
+ * status_details reasons; the reversal itself is carried by PAYMENT.CAPTURE.REVERSED and the dispute.
+ */
+export const REVERSAL_REASONS: ReadonlySet<string> = new Set(['BUYER_COMPLAINT', 'CHARGEBACK']);
+
+export function isReversedCapture(status: string, statusReason: string | null): boolean {
+  return status === 'REFUNDED' && statusReason !== null && REVERSAL_REASONS.has(statusReason);
+}
 
 /** Statuses in which an authorization can still expire (and be voided by the server). */
 export const OPEN_AUTHORIZATION_STATUSES: readonly AuthorizationStatus[] = ['PENDING', 'CREATED', 'PARTIALLY_CAPTURED'];
@@ -69,7 +79,6 @@ const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, s
     REFUNDED: 'CAPTURE_FULLY_REFUNDED',
     DECLINED: 'REFUND_NOT_ALLOWED',
     FAILED: 'REFUND_NOT_ALLOWED',
-    REVERSED: 'REFUND_NOT_PERMITTED_DUE_TO_CHARGEBACK',
   },
   complete: {},
   decline: {},
@@ -100,9 +109,17 @@ export function assertCanTransition(
 }
 
 /** The capture counterpart of assertCanTransition. */
-export function assertCaptureCanTransition(operation: CaptureOperation, current: CaptureStatus, target: CaptureStatus): void {
+export function assertCaptureCanTransition(
+  operation: CaptureOperation,
+  current: CaptureStatus,
+  target: CaptureStatus,
+  statusReason: string | null = null,
+): void {
   const allowed = CAPTURE_TRANSITIONS[current];
   if (allowed.includes(target)) return;
+  if (operation === 'refund' && isReversedCapture(current, statusReason)) {
+    throw refusal('capture', operation, `${current} (reversed)`, allowed, 'REFUND_NOT_PERMITTED_DUE_TO_CHARGEBACK');
+  }
   const fallback = operation === 'refund' ? 'REFUND_NOT_ALLOWED' : operation === 'reverse' ? 'REVERSAL_NOT_ALLOWED' : 'CAPTURE_NOT_PENDING';
   const issue = CAPTURE_REFUSALS[operation][current] ?? fallback;
   throw refusal('capture', operation, current, allowed, issue);

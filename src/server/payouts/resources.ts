@@ -1,5 +1,6 @@
 // Payout batches and items as the API shows them: payouts money is `{ currency, value }`.
 
+import { createHash } from 'node:crypto';
 import { fromMinorUnits } from '../../lib/money.js';
 import { link, type Link } from '../http/links.js';
 import type { BatchRow, CurrencyTotals, ItemRow } from './store.js';
@@ -41,10 +42,17 @@ const TRANSACTION_STATUSES: readonly ItemStatus[] = [...CHARGED_ITEM_STATUSES, '
 export const batchPath = (id: string): string => `/v1/payments/payouts/${id}`;
 export const itemPath = (id: string): string => `/v1/payments/payouts-item/${id}`;
 
-function itemErrors(name: string) {
+/**
+ * The schema requires a debug_id. An item's failure happened once, so its id is derived from the
+ * item and the error (14 hex digits like every debug_id) and reads the same on every GET.
+ */
+const itemDebugId = (itemId: string, name: string): string => createHash('sha256').update(`${itemId}:${name}`).digest('hex').slice(0, 14);
+
+function itemErrors(itemId: string, name: string) {
   return {
     name,
     message: ERROR_MESSAGES.get(name) ?? 'The item could not be paid.',
+    debug_id: itemDebugId(itemId, name),
     information_link: `${ERROR_INFORMATION_BASE}#${name}`,
     details: [],
   };
@@ -76,7 +84,7 @@ export function itemResource(row: ItemRow, baseUrl: string, view: ItemView): Rec
     ...(detail.purpose !== undefined ? { purpose: detail.purpose } : {}),
   };
   if (row.time_processed) resource.time_processed = row.time_processed;
-  if (row.error_name) resource.errors = itemErrors(row.error_name);
+  if (row.error_name) resource.errors = itemErrors(row.id, row.error_name);
   const links: Link[] = view.standalone
     ? [link(baseUrl, itemPath(row.id), 'self'), link(baseUrl, batchPath(row.batch_id), 'batch')]
     : [link(baseUrl, itemPath(row.id), 'item')];

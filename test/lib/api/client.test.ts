@@ -81,6 +81,8 @@ describe('ApiClient', () => {
     const ids = calls.map((call) => call.headers['service-request-id']);
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(ids).size).toBe(1);
+    // Under both names, so a service that honours only PayPal-Request-Id sees the same key.
+    expect(calls.map((call) => call.headers['paypal-request-id'])).toEqual(ids);
     expect(result.requestId).toBe(ids[0]);
     expect(calls[0]?.headers.authorization).toMatch(/^Bearer token-\d+$/);
     expect(calls[0]?.headers.prefer).toBe('return=representation');
@@ -100,6 +102,7 @@ describe('ApiClient', () => {
     expect((error as ApiError).requestId).toBe('my-id-1');
     expect((error as ApiError).attempts).toBe(3);
     expect(apiCalls(seen).map((call) => call.headers['service-request-id'])).toEqual(['my-id-1', 'my-id-1', 'my-id-1']);
+    expect(apiCalls(seen).map((call) => call.headers['paypal-request-id'])).toEqual(['my-id-1', 'my-id-1', 'my-id-1']);
   });
 
   it('honours Retry-After on 429', async () => {
@@ -118,6 +121,7 @@ describe('ApiClient', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(apiCalls(seen)).toHaveLength(2);
     expect(apiCalls(seen)[0]?.headers['service-request-id']).toBeUndefined();
+    expect(apiCalls(seen)[0]?.headers['paypal-request-id']).toBeUndefined();
   });
 
   it('does not retry 4xx and maps them to the exit-code table', async () => {
@@ -204,5 +208,16 @@ describe('ApiClient', () => {
     const result = await client.request({ method: 'POST', path: '/_payctl/accounts', headers: { Authorization: 'Bearer admin-key' }, body: {} });
     expect(result.body).toEqual({ auth: 'Bearer admin-key' });
     expect(seen.map((entry) => entry.url)).toEqual(['/_payctl/accounts']);
+  });
+
+  it('sends a caller assertion and request id under both their names, with one value', async () => {
+    const { url, seen } = await serve((request, response) => {
+      if (answerToken(request, response)) return;
+      json(response, 200, {});
+    });
+    await clientFor(url).request({ method: 'POST', path: '/v2/x', body: {}, headers: { 'PayPal-Auth-Assertion': 'a.b.', 'PayPal-Request-Id': 'given-1' } });
+    const [call] = apiCalls(seen);
+    expect([call?.headers['service-auth-assertion'], call?.headers['paypal-auth-assertion']]).toEqual(['a.b.', 'a.b.']);
+    expect([call?.headers['service-request-id'], call?.headers['paypal-request-id']]).toEqual(['given-1', 'given-1']);
   });
 });

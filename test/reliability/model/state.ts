@@ -158,11 +158,12 @@ export function refundFee(capture: ModelCapture, amount: bigint): bigint {
 export function settledInvoiceStatus(invoice: ModelInvoice): InvoiceStatus {
   if (invoice.refunded > 0n) {
     if (invoice.refunded < invoice.paid) return 'PARTIALLY_REFUNDED';
-    return invoice.refundsExternal.every(Boolean) ? 'MARKED_AS_REFUNDED' : 'REFUNDED';
+    // REFUNDED only when every refund went through the platform; any recorded one marks it.
+    return invoice.refundsExternal.some(Boolean) ? 'MARKED_AS_REFUNDED' : 'REFUNDED';
   }
   if (invoice.paid === 0n) return 'SENT';
   if (invoice.paid < invoice.total) return 'PARTIALLY_PAID';
-  return invoice.paymentsExternal.every(Boolean) ? 'MARKED_AS_PAID' : 'PAID';
+  return invoice.paymentsExternal.some(Boolean) ? 'MARKED_AS_PAID' : 'PAID';
 }
 
 export const PAYABLE_INVOICE: readonly InvoiceStatus[] = ['SENT', 'PARTIALLY_PAID'];

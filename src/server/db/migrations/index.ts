@@ -10,6 +10,7 @@ import { paymentsMigration } from './0003-payments.js';
 import { payoutsMigration } from './0006-payouts.js';
 import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
 import { trackersLookupsMigration } from './0011-order-trackers-webhook-lookups.js';
+import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as-refunded.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   invoiceViewsMigration, // 0008 invoice view templates
   requestIdExpiryMigration, // 0009 the request-id purge's index
   trackersLookupsMigration, // 0011 order trackers, webhook lookups
+  capturesReversedAsRefundedMigration, // 0010 no REVERSED capture status
 ].sort((a, b) => a.id - b.id);
