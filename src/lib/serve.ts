@@ -24,6 +24,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       ...(flags['client-id'] !== undefined ? { clientId: flags['client-id'] } : {}),
       ...(flags['client-secret'] !== undefined ? { clientSecret: flags['client-secret'] } : {}),
       ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),
+      ...(flags['public-url'] !== undefined ? { publicUrl: flags['public-url'] } : {}),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -15,6 +15,7 @@ import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
 import { dataGeneration } from './db/generation.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
+import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
 import { NOT_CACHED, cachedTokenOwner, type AccountCredentials } from './oauth/service.js';
 import { listAccounts } from './oauth/store.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   ids?: IdGenerator;
   /** Where the default credentials are remembered; defaults to `<db>.credentials.json`, none for :memory:. */
   credentialsFile?: string | null;
+  /** The base URL links use (`--public-url`); the listening address when not given. */
+  publicUrl?: string;
   /** A database file to copy when `dbPath` does not exist yet (the build's dist/schema-template.db; db/seed.ts). */
   schemaTemplate?: string;
 }
@@ -58,6 +61,7 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config: ServerConfig = { ...DEFAULT_CONFIG, ...options.config };
+  const configuredPublicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
   if (options.schemaTemplate !== undefined) seedFromTemplate(options.dbPath, options.schemaTemplate);
   const opened = openDatabase(options.dbPath);
   try {
@@ -66,6 +70,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onClose: [] };
     let adminKey = '';
     let url = '';
+    let publicUrl = '';
+    let linkBase: (host: string | undefined) => string = () => publicUrl;
     const logHolder: { log?: FastifyBaseLogger } = {};
     const deps: ServerDeps = {
       db: opened.db,
@@ -83,7 +89,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
-      publicUrl: () => url,
+      publicUrl: () => publicUrl,
+      linkBase: (host) => linkBase(host),
     };
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
@@ -113,6 +120,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
+    publicUrl = configuredPublicUrl ?? url;
+    linkBase = linkBaseFor(url, publicUrl);
     // Catch up on anything due while the server was down (expiries, scheduled sends, retries).
     await deps.scheduler.runAll();
     deps.scheduler.start(config.jobIntervalMs);
