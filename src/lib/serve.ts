@@ -16,6 +16,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
   try {
     server = await startServer({
       dbPath,
+      ownedDataDirectory: flags.db === undefined,
       // A new file starts as a copy of the schema the build made (not there: created as before).
       schemaTemplate: schemaTemplatePath(root),
       host: flags.host,

@@ -68,6 +68,8 @@ export interface ServerDeps {
   log: FastifyBaseLogger;
   /** Kept answers of the payment resource GETs (http/read-cache.ts). */
   readCache: ReadCache;
+  /** The 32 bytes the webhook signing key is sealed under in the database; kept in the credentials file. */
+  signingKeySecret: Buffer;
   /** The server's public base URL (--public-url, else the listening address) once listening. */
   publicUrl(): string;
   /**
