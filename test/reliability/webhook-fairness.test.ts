@@ -18,6 +18,8 @@ const DRIP_BYTES = 30;
 const ATTACKER_WEBHOOKS = 3;
 const EVENTS_PER_WEBHOOK = 10;
 const BARE_URLS = 40;
+/** What the attacker can hold: its share as the only merchant with work, at most what its receivers allow. */
+const attackerBound = Math.min(MERCHANT_MAX_IN_FLIGHT, ATTACKER_WEBHOOKS * PER_RECEIVER_IN_FLIGHT + SIMULATED_URL_IN_FLIGHT);
 
 interface Drip {
   url: string;
@@ -27,6 +29,8 @@ interface Drip {
   maxActive: number;
   bareActive: number;
   maxBareActive: number;
+  /** The attempts open now, by number. */
+  open: Set<number>;
   /** Attempts that ended before the drip was done (the sender hung up) or after it. */
   cutShort: number;
   completed: number;
@@ -35,12 +39,14 @@ interface Drip {
 
 /** Answers 200 at once, then one byte a second for DRIP_BYTES seconds. */
 async function startDrip(): Promise<Drip> {
-  const drip = { started: 0, active: 0, maxActive: 0, bareActive: 0, maxBareActive: 0, cutShort: 0, completed: 0 } as Drip;
+  const drip = { started: 0, active: 0, maxActive: 0, bareActive: 0, maxBareActive: 0, cutShort: 0, completed: 0, open: new Set<number>() } as Drip;
   drip.server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       const bare = (request.url ?? '').startsWith('/bare/');
       drip.started += 1;
+      const number = drip.started;
+      drip.open.add(number);
       drip.active += 1;
       drip.maxActive = Math.max(drip.maxActive, drip.active);
       if (bare) drip.maxBareActive = Math.max(drip.maxBareActive, (drip.bareActive += 1));
@@ -57,6 +63,7 @@ async function startDrip(): Promise<Drip> {
       }, DRIP_INTERVAL_MS);
       response.on('close', () => {
         clearInterval(timer);
+        drip.open.delete(number);
         drip.active -= 1;
         if (bare) drip.bareActive -= 1;
         if (sent < DRIP_BYTES) drip.cutShort += 1;
@@ -116,18 +123,33 @@ afterAll(async () => {
   console.log(`webhook fairness: ${figures.join('; ')}`);
 });
 
-/** The victim's simulated event: milliseconds from the request to its arrival at the healthy receiver. */
-async function victimDelivery(): Promise<{ latencyMs: number; dripActive: number; dripEnded: number }> {
+/**
+ * The victim's simulated events, sent at once: for each, milliseconds from the request to its
+ * arrival at the healthy receiver; and whether every attacker attempt open when they were sent was
+ * still open when the last arrived (then none of them waited for an attacker connection to end).
+ */
+async function victimDeliveries(count: number): Promise<{ latenciesMs: number[]; openThroughout: boolean; activeAtSend: number; activeAtArrival: number }> {
+  const openAtSend = new Set(drip.open);
+  const activeAtSend = drip.active;
   const sent = Date.now();
-  const simulated = await t.request('POST', '/v1/notifications/simulate-event', {
-    token: victim.token,
-    body: { webhook_id: victimWebhook, event_type: 'PAYMENT.CAPTURE.COMPLETED' },
-  });
-  expect(simulated.status).toBe(202);
-  const id = simulated.body.id as string;
+  const answers = await Promise.all(
+    Array.from({ length: count }, () =>
+      t.request('POST', '/v1/notifications/simulate-event', {
+        token: victim.token,
+        body: { webhook_id: victimWebhook, event_type: 'PAYMENT.CAPTURE.COMPLETED' },
+      }),
+    ),
+  );
+  for (const answer of answers) expect(answer.status).toBe(202);
+  const ids = answers.map((answer) => answer.body.id as string);
   // A bound against hanging, not a speed check: the assertions are on the attacker's connections.
-  await waitUntil(() => healthy.arrivals.has(id), 25_000, "the victim's event at its receiver");
-  return { latencyMs: healthy.arrivals.get(id)! - sent, dripActive: drip.active, dripEnded: drip.cutShort + drip.completed };
+  await waitUntil(() => ids.every((id) => healthy.arrivals.has(id)), 25_000, "the victim's events at its receiver");
+  return {
+    latenciesMs: ids.map((id) => healthy.arrivals.get(id)! - sent),
+    openThroughout: [...openAtSend].every((connection) => drip.open.has(connection)),
+    activeAtSend,
+    activeAtArrival: drip.active,
+  };
 }
 
 describe("a merchant's dripping receivers against another merchant's delivery", () => {
@@ -141,45 +163,35 @@ describe("a merchant's dripping receivers against another merchant's delivery", 
   });
 
   it("delivers the victim's event while every attacker connection is still open", async () => {
-    const baseline = [await victimDelivery(), await victimDelivery(), await victimDelivery()].map((run) => run.latencyMs);
+    const baseline = [...(await victimDeliveries(1)).latenciesMs, ...(await victimDeliveries(3)).latenciesMs];
 
-    for (let index = 0; index < ATTACKER_WEBHOOKS; index += 1) {
-      const created = await t.request('POST', '/v1/notifications/webhooks', {
-        token: attacker.token,
-        body: { url: `${drip.url}/hook${index}`, event_types: [{ name: '*' }] },
-      });
-      expect(created.status).toBe(201);
-      for (let event = 0; event < EVENTS_PER_WEBHOOK; event += 1) {
-        const simulated = await t.request('POST', '/v1/notifications/simulate-event', {
-          token: attacker.token,
-          body: { webhook_id: created.body.id, event_type: 'PAYMENT.CAPTURE.COMPLETED' },
-        });
-        expect(simulated.status).toBe(202);
-      }
-    }
-    for (let index = 0; index < BARE_URLS; index += 1) {
-      const simulated = await t.request('POST', '/v1/notifications/simulate-event', {
-        token: attacker.token,
-        body: { url: `${drip.url}/bare/${index}`, event_type: 'PAYMENT.CAPTURE.COMPLETED' },
-      });
-      expect(simulated.status).toBe(202);
-    }
-    // The attacker has far more work than slots: it fills its share, and its bare URLs their bound.
-    const attackerBound = Math.min(MERCHANT_MAX_IN_FLIGHT, ATTACKER_WEBHOOKS * PER_RECEIVER_IN_FLIGHT + SIMULATED_URL_IN_FLIGHT);
-    await waitUntil(() => drip.active >= attackerBound && drip.bareActive >= 1, 20_000, 'the attacker holding its slots');
-    expect(drip.cutShort + drip.completed).toBe(0);
+    const hooks = await Promise.all(
+      Array.from({ length: ATTACKER_WEBHOOKS }, (_, index) =>
+        t.request('POST', '/v1/notifications/webhooks', { token: attacker.token, body: { url: `${drip.url}/hook${index}`, event_types: [{ name: '*' }] } }),
+      ),
+    );
+    for (const hook of hooks) expect(hook.status).toBe(201);
+    // All the attacker's work at once, so that its attempts start together (each ends at the deadline).
+    const bodies = [
+      ...hooks.flatMap((hook) => Array.from({ length: EVENTS_PER_WEBHOOK }, () => ({ webhook_id: hook.body.id as string }))),
+      ...Array.from({ length: BARE_URLS }, (_, index) => ({ url: `${drip.url}/bare/${index}` })),
+    ];
+    const simulated = await Promise.all(
+      bodies.map((body) => t.request('POST', '/v1/notifications/simulate-event', { token: attacker.token, body: { ...body, event_type: 'PAYMENT.CAPTURE.COMPLETED' } })),
+    );
+    for (const answer of simulated) expect(answer.status).toBe(202);
+    // The attacker has far more work than slots: it fills its share.
+    await waitUntil(() => drip.active >= attackerBound, 20_000, 'the attacker holding its slots');
 
-    const attacked = [await victimDelivery(), await victimDelivery(), await victimDelivery()];
-    for (const run of attacked) {
-      // Delivered while the attacker's attempts were all open: it did not wait for any of them.
-      expect(run.dripEnded).toBe(0);
-      expect(run.dripActive).toBe(attackerBound);
-    }
+    const attacked = await victimDeliveries(3);
+    // Delivered while every attacker attempt open at the time was still open: it waited for none of them.
+    expect(attacked.openThroughout).toBe(true);
+    expect(attacked.activeAtSend).toBe(attackerBound);
+    expect(attacked.activeAtArrival).toBe(attackerBound);
     expect(drip.maxActive).toBeLessThanOrEqual(attackerBound);
-    expect(drip.maxBareActive).toBeLessThanOrEqual(SIMULATED_URL_IN_FLIGHT);
     figures.push(
-      `victim latency without the attack ${baseline.join(', ')} ms; with ${drip.active} dripping attempts of the attacker open ${attacked.map((run) => run.latencyMs).join(', ')} ms`,
-      `attacker: ${ATTACKER_WEBHOOKS} webhooks x ${EVENTS_PER_WEBHOOK} events + ${BARE_URLS} bare URLs; at most ${drip.maxActive} in flight (${drip.maxBareActive} bare)`,
+      `victim latency without the attack ${baseline.join(', ')} ms; with ${attacked.activeAtSend} dripping attempts of the attacker open ${attacked.latenciesMs.join(', ')} ms`,
+      `attacker: ${ATTACKER_WEBHOOKS} webhooks x ${EVENTS_PER_WEBHOOK} events + ${BARE_URLS} bare URLs, ${drip.active} in flight when the victim's events were sent, ${drip.cutShort} cut off before`,
     );
   });
 
@@ -203,6 +215,11 @@ describe("a merchant's dripping receivers against another merchant's delivery", 
       expect(attempt.status_code).toBe(200);
       expect(attempt.duration_ms).toBeLessThan(DRIP_BYTES * DRIP_INTERVAL_MS);
     }
+    // As slots free up, the bare URLs get their turn: never more than their bound, nor the attacker more than its share.
+    await waitUntil(() => drip.maxBareActive >= 1, 3 * ATTEMPT_TIMEOUT_MS, 'an attempt to a bare URL');
+    expect(drip.maxBareActive).toBeLessThanOrEqual(SIMULATED_URL_IN_FLIGHT);
+    expect(drip.maxActive).toBeLessThanOrEqual(attackerBound);
+    figures.push(`attacker at most ${drip.maxActive} in flight, ${drip.maxBareActive} of them bare URLs`);
     figures.push(`deadline: ${drip.cutShort} attempts cut off, recorded durations ${Math.min(...attempts.map((a) => a.duration_ms))}-${Math.max(...attempts.map((a) => a.duration_ms))} ms (drip ${DRIP_BYTES} s; waited ${Date.now() - firstCut} ms here)`);
   });
 });
