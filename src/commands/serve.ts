@@ -22,6 +22,7 @@ On first start it creates a default merchant account and app, and writes a "loca
     'client-id': Flags.string(SERVE_FLAGS['client-id']),
     'client-secret': Flags.string(SERVE_FLAGS['client-secret']),
     'admin-key': Flags.string(SERVE_FLAGS['admin-key']),
+    'public-url': Flags.string(SERVE_FLAGS['public-url']),
     'log-level': Flags.option(SERVE_FLAGS['log-level'])(),
     'save-profile': Flags.boolean(SERVE_FLAGS['save-profile']),
     json: Flags.boolean(SERVE_FLAGS.json),

@@ -41,6 +41,11 @@ export const SERVE_FLAGS = {
   'client-id': { kind: 'string', description: "create or fix the default app's client id", env: 'PAYCTL_SERVE_CLIENT_ID' },
   'client-secret': { kind: 'string', description: "create or fix the default app's client secret", env: 'PAYCTL_SERVE_CLIENT_SECRET' },
   'admin-key': { kind: 'string', description: 'admin key for the control plane (generated if omitted)', env: 'PAYCTL_ADMIN_KEY' },
+  'public-url': {
+    kind: 'string',
+    description: 'base URL for links in answers and events (default: the listening address); other Host headers never write links',
+    env: 'PAYCTL_PUBLIC_URL',
+  },
   'log-level': { kind: 'option', description: 'server log level (on stderr)', options: LOG_LEVELS, default: 'warn' },
   'save-profile': { kind: 'boolean', description: 'write the "local" profile for other payctl commands', default: true, allowNo: true },
   json: { kind: 'boolean', description: 'print one JSON line with the base URL and credentials, nothing else on stdout' },
@@ -53,6 +58,7 @@ export interface ServeFlags {
   'client-id'?: string;
   'client-secret'?: string;
   'admin-key'?: string;
+  'public-url'?: string;
   'log-level': LogLevel;
   'save-profile': boolean;
   json?: boolean;

@@ -16,6 +16,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
   try {
     server = await startServer({
       dbPath,
+      ownedDataDirectory: flags.db === undefined,
       // A new file starts as a copy of the schema the build made (not there: created as before).
       schemaTemplate: schemaTemplatePath(root),
       host: flags.host,
@@ -24,6 +25,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       ...(flags['client-id'] !== undefined ? { clientId: flags['client-id'] } : {}),
       ...(flags['client-secret'] !== undefined ? { clientSecret: flags['client-secret'] } : {}),
       ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),
+      ...(flags['public-url'] !== undefined ? { publicUrl: flags['public-url'] } : {}),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

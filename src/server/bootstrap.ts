@@ -15,6 +15,8 @@ const credentialsFileSchema = z.lazy(() =>
     client_id: z.string(),
     client_secret: z.string(),
     admin_key: z.string(),
+    /** Seals the webhook signing key in the database (notifications/signing.ts); 32 bytes, base64url. */
+    signing_key_secret: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
   }),
 );
 
@@ -35,11 +37,19 @@ function writeCredentialsFile(path: string | null, content: CredentialsFile): vo
   chmodSync(path, 0o600);
 }
 
+/** The secret the webhook signing key is sealed under, as the credentials file remembers it. */
+export function rememberedSigningKeySecret(path: string | null): Buffer | undefined {
+  const secret = readCredentialsFile(path)?.signing_key_secret;
+  return secret === undefined ? undefined : Buffer.from(secret, 'base64url');
+}
+
 export interface BootstrapOptions {
   clientId?: string;
   clientSecret?: string;
   adminKey?: string;
   credentialsFile: string | null;
+  /** Written to the credentials file (never to the database). */
+  signingKeySecret: Buffer;
   warn: (message: string) => void;
 }
 
@@ -138,6 +148,7 @@ export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptio
       client_id: credentials.client_id,
       client_secret: credentials.client_secret,
       admin_key: adminKey,
+      signing_key_secret: options.signingKeySecret.toString('base64url'),
     });
     return { credentials, adminKey };
   };

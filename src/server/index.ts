@@ -1,9 +1,10 @@
 // startServer: opens the database, migrates, bootstraps, listens. Used by `payctl serve` and tests.
 
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, routeList, type RouteInfo } from './app.js';
-import { prepareBootstrap } from './bootstrap.js';
+import { prepareBootstrap, rememberedSigningKeySecret } from './bootstrap.js';
 import { createClock, isoSeconds } from './core/clock.js';
 import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps } from './core/deps.js';
 import { cryptoIds, type IdGenerator } from './core/ids.js';
@@ -15,6 +16,7 @@ import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
 import { dataGeneration } from './db/generation.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
+import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
 import { NOT_CACHED, cachedTokenOwner, type AccountCredentials } from './oauth/service.js';
 import { listAccounts } from './oauth/store.js';
@@ -40,6 +42,13 @@ export interface ServerOptions {
   ids?: IdGenerator;
   /** Where the default credentials are remembered; defaults to `<db>.credentials.json`, none for :memory:. */
   credentialsFile?: string | null;
+  /**
+   * `dbPath` is in payctl's own data folder (serve without --db): a folder or database file found
+   * open to other users is made private; elsewhere it is only warned about (db/file-modes.ts).
+   */
+  ownedDataDirectory?: boolean;
+  /** The base URL links use (`--public-url`); the listening address when not given. */
+  publicUrl?: string;
   /** A database file to copy when `dbPath` does not exist yet (the build's dist/schema-template.db; db/seed.ts). */
   schemaTemplate?: string;
 }
@@ -58,15 +67,22 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config: ServerConfig = { ...DEFAULT_CONFIG, ...options.config };
+  const configuredPublicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
   if (options.schemaTemplate !== undefined) seedFromTemplate(options.dbPath, options.schemaTemplate);
-  const opened = openDatabase(options.dbPath);
+  const opened = openDatabase(options.dbPath, { ownedDirectory: options.ownedDataDirectory === true });
   try {
     const clock = createClock(options.now);
     migrate(opened.sqlite, isoSeconds(clock.systemNow()));
     const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onClose: [] };
     let adminKey = '';
     let url = '';
+    let publicUrl = '';
+    let linkBase: (host: string | undefined) => string = () => publicUrl;
     const logHolder: { log?: FastifyBaseLogger } = {};
+    const credentialsFile =
+      options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
+    // Without a credentials file the secret lasts this process (a key sealed under it is remade next time).
+    const signingKeySecret = rememberedSigningKeySecret(credentialsFile) ?? randomBytes(32);
     const deps: ServerDeps = {
       db: opened.db,
       committer: createGroupCommitter(opened.db, config.groupCommit),
@@ -83,18 +99,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
-      publicUrl: () => url,
+      signingKeySecret,
+      publicUrl: () => publicUrl,
+      linkBase: (host) => linkBase(host),
     };
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
-    const credentialsFile =
-      options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
     // Starts the default secret's scrypt in the thread pool; it runs while the app is built.
     const finishBootstrap = await prepareBootstrap(deps, {
       ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
       ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
       ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
       credentialsFile,
+      signingKeySecret,
       warn: (message) => app.log.warn(message),
     });
     const app = buildApp(deps, {
@@ -103,6 +120,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(options.logDestination ? { logDestination: options.logDestination } : {}),
     });
     logHolder.log = app.log;
+    for (const warning of opened.warnings) app.log.warn(warning);
     deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
 
     for (const account of await listAccounts(opened.db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
@@ -113,6 +131,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
+    publicUrl = configuredPublicUrl ?? url;
+    linkBase = linkBaseFor(url, publicUrl);
     // Catch up on anything due while the server was down (expiries, scheduled sends, retries).
     await deps.scheduler.runAll();
     deps.scheduler.start(config.jobIntervalMs);

@@ -121,7 +121,7 @@ describe('schema template', () => {
     const dir = tempDir();
     const template = join(dir, 'template.db');
     await writeSchemaTemplate(template, TEMPLATE_STAMP);
-    // An installed package may be read-only: the copy still gets the mode a new file gets.
+    // An installed package may be read-only: the copy still gets the mode of a new database (0600).
     chmodSync(template, 0o444);
     const dbPath = join(dir, 'data', 'payctl.db');
     const first = await startServer({ dbPath, schemaTemplate: template, logLevel: 'silent' });
@@ -141,7 +141,7 @@ describe('schema template', () => {
     }
     expect(stampsOf(dbPath)).toEqual([TEMPLATE_STAMP]);
     expect(shapeOf(dbPath).objects).toEqual(shapeOf(template).objects);
-    expect(statSync(dbPath).mode & 0o777).toBe(0o644 & ~process.umask());
+    expect(statSync(dbPath).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(dir, 'data')).filter((name) => name.endsWith('.seed'))).toEqual([]);
 
     const second = await startServer({ dbPath, schemaTemplate: template, logLevel: 'silent' });

@@ -68,8 +68,16 @@ export interface ServerDeps {
   log: FastifyBaseLogger;
   /** Kept answers of the payment resource GETs (http/read-cache.ts). */
   readCache: ReadCache;
-  /** The server's own base URL once listening (for links written by background jobs). */
+  /** The 32 bytes the webhook signing key is sealed under in the database; kept in the credentials file. */
+  signingKeySecret: Buffer;
+  /** The server's public base URL (--public-url, else the listening address) once listening. */
   publicUrl(): string;
+  /**
+   * The base URL for links in an answer to a request with this Host header: the Host as given when
+   * it is on the allow-list (the listening address, localhost on its port, the public URL's host),
+   * otherwise the public URL. A Host header never writes links to a host nobody configured.
+   */
+  linkBase(host: string | undefined): string;
 }
 
 /** What a service function needs to act for one merchant within one request or job. */

@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { BetterSqliteDialect } from './driver.js';
-import { mkdirSync } from 'node:fs';
+import { checkPrivateDirectory, checkPrivateFiles, createPrivateFile, makePrivateDirectory } from './file-modes.js';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -14,6 +14,16 @@ export interface OpenedDatabase {
   sqlite: BetterSqlite3.Database;
   db: Kysely<Database>;
   path: string;
+  /** Files or folders found open to other users (db/file-modes.ts), for the log. */
+  warnings: string[];
+}
+
+export interface OpenOptions {
+  /**
+   * The file is in payctl's own data folder (no --db given): a folder or file found open to other
+   * users is made private. Elsewhere such a file is only warned about.
+   */
+  ownedDirectory?: boolean;
 }
 
 export class DatabaseSetupError extends Error {
@@ -86,9 +96,19 @@ function sqliteAddon(): string | undefined {
   return addon ?? undefined;
 }
 
-export function openDatabase(path: string): OpenedDatabase {
+/** The database file and the two SQLite keeps beside it. */
+export const databaseFiles = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`];
+
+export function openDatabase(path: string, options: OpenOptions = {}): OpenedDatabase {
   const inMemory = path === MEMORY_DB;
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const warnings: string[] = [];
+  if (!inMemory) {
+    makePrivateDirectory(dirname(path));
+    if (options.ownedDirectory === true) warnings.push(...checkPrivateDirectory(dirname(path)));
+    // A new file starts 0600; SQLite gives the WAL and shared-memory files the database's mode.
+    createPrivateFile(path);
+    warnings.push(...checkPrivateFiles(databaseFiles(path), options.ownedDirectory === true));
+  }
   const nativeBinding = sqliteAddon();
   const sqlite = new BetterSqlite3(path, nativeBinding === undefined ? {} : { nativeBinding });
   try {
@@ -99,7 +119,7 @@ export function openDatabase(path: string): OpenedDatabase {
     throw error;
   }
   const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite) });
-  return { sqlite, db, path };
+  return { sqlite, db, path, warnings };
 }
 
 /** Checkpoints the WAL into the main file and closes. */

@@ -6,10 +6,11 @@
 // database.
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isoSeconds } from '../core/clock.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './connection.js';
+import { PRIVATE_FILE_MODE, makePrivateDirectory } from './file-modes.js';
 import { migrate } from './migrate.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -51,8 +52,8 @@ function syncDirectory(directory: string): void {
 /**
  * Creates `path` as a copy of the template when no database is there yet; true when it did. Never
  * replaces a file: the copy is written beside it, synced, then linked into place, which fails if
- * another process created the file meanwhile (that one is used). Written with the mode a new file
- * gets from SQLite (0644 less the umask), whatever the template's own mode. Anything unusual (no
+ * another process created the file meanwhile (that one is used). Written 0600 whatever the umask
+ * and the template's own mode (db/file-modes.ts). Anything unusual (no
  * template, a damaged one, a WAL file already beside `path`, a file system without hard links)
  * leaves the path alone and SQLite creates the file as before.
  */
@@ -63,9 +64,10 @@ export function seedFromTemplate(path: string, template: string): boolean {
   const directory = dirname(path);
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.seed`);
   try {
-    mkdirSync(directory, { recursive: true });
-    const fd = openSync(temporary, 'wx', 0o644);
+    makePrivateDirectory(directory);
+    const fd = openSync(temporary, 'wx', PRIVATE_FILE_MODE);
     try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
       writeSync(fd, bytes);
       fsyncSync(fd);
     } finally {

@@ -110,6 +110,16 @@ async function consentedCaller(deps: ServerDeps, request: FastifyRequest, caller
   return { ...caller, accountId: payerId, viaAssertion: true };
 }
 
+/**
+ * Consent lets a platform use a merchant's API, not reset its data or move its clock: /_payctl
+ * routes refuse an assertion naming another account. whoami is the exception: it changes nothing
+ * and answers whom the assertion would act for, which is how a platform checks a consent.
+ */
+function isControlPlane(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url ?? request.url;
+  return route.startsWith('/_payctl/') && !(request.method === 'GET' && route === '/_payctl/whoami');
+}
+
 /** The account the request acts for: the caller's own, or a merchant's through an assertion (a consent read). */
 function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller: Caller): Caller | Promise<Caller> {
   const assertion = boundedHeader(request, AUTH_ASSERTION_HEADERS, 10_000);
@@ -122,6 +132,14 @@ function resolveActingAccount(deps: ServerDeps, request: FastifyRequest, caller:
     });
   }
   if (claims.payer_id === caller.ownAccountId) return caller;
+  if (isControlPlane(request)) {
+    throw serviceError(
+      'NOT_AUTHORIZED',
+      'PERMISSION_DENIED',
+      'The /_payctl control plane acts only on your own account (or any account with the admin key); an assertion does not extend to it.',
+      { field: 'Service-Auth-Assertion', location: 'header' },
+    );
+  }
   return consentedCaller(deps, request, caller, claims.payer_id);
 }
 

@@ -55,7 +55,7 @@ export function requestHash(request: FastifyRequest, fingerprint?: unknown): str
 
 export function serviceContext(deps: ServerDeps, request: FastifyRequest, db: Queryable = deps.db): ServiceContext {
   const accountId = callerOf(request).accountId;
-  return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: requestBaseUrl(request) };
+  return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: requestBaseUrl(deps, request) };
 }
 
 /**

@@ -25,8 +25,14 @@ export function loadUndici(): Promise<typeof import('undici')> {
   return undiciModule;
 }
 
-/** Per attempt: connecting, then waiting for the headers, then between body chunks. */
+/**
+ * One deadline for a whole attempt, from the connection to the end of what is read: a receiver
+ * that answers at once and then drips its body a byte at a time cannot hold a slot for longer
+ * (undici's headers and body timeouts restart on every byte).
+ */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Of the answer only the status and headers matter: at most this much body is read (so the connection can be kept). */
+export const ANSWER_BODY_CAP_BYTES = 4 * 1024;
 const USER_AGENT = 'payctl-webhooks/1.0';
 
 export interface PostResult {
@@ -64,6 +70,7 @@ export async function postDelivery(
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signature };
   for (const [name, value] of Object.entries(signature)) headers[name.replace(/^PAYPAL-/, 'SERVICE-')] = value;
   const started = performance.now();
+  const deadline = attemptDeadline(signal);
   try {
     const [{ request }, dispatcher] = await Promise.all([loadUndici(), agent()]);
     const response = await request(url, {
@@ -73,9 +80,10 @@ export async function postDelivery(
       dispatcher,
       headersTimeout: ATTEMPT_TIMEOUT_MS,
       bodyTimeout: ATTEMPT_TIMEOUT_MS,
-      signal,
+      signal: deadline.signal,
     });
-    await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    // The status is the answer: a body cut off by the cap or the deadline does not change it.
+    await response.body.dump({ limit: ANSWER_BODY_CAP_BYTES, signal: deadline.signal }).catch(() => undefined);
     const retryAfter = response.headers['retry-after'];
     return {
       statusCode: response.statusCode,
@@ -85,7 +93,31 @@ export async function postDelivery(
     };
   } catch (error) {
     return { statusCode: null, error: describeError(error), durationMs: Math.round(performance.now() - started) };
+  } finally {
+    deadline.release();
   }
+}
+
+/**
+ * A signal that aborts when `stop` does or ATTEMPT_TIMEOUT_MS after now; `release` clears the timer
+ * (a timer per attempt that outlived it would pile up at hundreds of deliveries a second).
+ */
+function attemptDeadline(stop: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onStop = () => controller.abort(stop.reason);
+  const timer = setTimeout(() => {
+    controller.abort(Object.assign(new Error(`no complete answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`), { code: 'ATTEMPT_DEADLINE' }));
+  }, ATTEMPT_TIMEOUT_MS);
+  timer.unref();
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    },
+  };
 }
 
 export interface AttemptFacts {

@@ -2,10 +2,14 @@
 //
 // Fan-out: events past a cursor become one delivery row per matching subscription; the rows and
 // the cursor move in one transaction, so an event is queued exactly once, also across restarts.
-// Attempts: due rows are read in batches into a queue per receiver (subscription, or bare URL for
-// simulations) and sent outside any transaction, at most MAX_IN_FLIGHT at once and at most
-// PER_RECEIVER_IN_FLIGHT per receiver, taking receivers in turn, so a dead or slow receiver holds a
-// few slots and never the others. Results are written back in batches, one short transaction each.
+// Attempts: due rows are read in batches into a queue per receiver (a subscription; all of a
+// merchant's simulations to bare URLs count as one receiver) and sent outside any transaction,
+// each within one deadline (attempt.ts). Slots are shared fairly: at most MAX_IN_FLIGHT at once,
+// at most a merchant's share of them per merchant (merchantShare), at most PER_RECEIVER_IN_FLIGHT
+// per subscription and SIMULATED_URL_IN_FLIGHT for a merchant's bare URLs; free slots go to
+// merchants in turn, and to a merchant's receivers in turn. So one merchant's backlog or slow
+// receivers never take the slots another merchant's delivery needs, and a slot is held at most
+// ATTEMPT_TIMEOUT_MS. Results are written back in batches, one short transaction each.
 // Order: a delivery is not read while an earlier event for the same subscription and resource
 // still waits for its first attempt (see store.dueDeliveries), so first attempts follow commit
 // order; a failed delivery then retries on its own schedule and does not hold back later events.
@@ -33,6 +37,17 @@ export const MAX_IN_FLIGHT = 32;
  * no better: the deliveries then slowed the requests that create the events.
  */
 export const PER_RECEIVER_IN_FLIGHT = 8;
+/**
+ * A merchant's share of the slots: MAX_IN_FLIGHT divided among the merchants with work queued or in
+ * flight, never more than half of them (so a merchant alone cannot take the slots a second one
+ * needs the moment its event arrives) and never fewer than PER_RECEIVER_IN_FLIGHT.
+ */
+export const MERCHANT_MAX_IN_FLIGHT = MAX_IN_FLIGHT / 2;
+export function merchantShare(activeMerchants: number): number {
+  return Math.min(MERCHANT_MAX_IN_FLIGHT, Math.max(PER_RECEIVER_IN_FLIGHT, Math.floor(MAX_IN_FLIGHT / Math.max(1, activeMerchants))));
+}
+/** simulate-event to bare URLs (any address the caller names): all of a merchant's together. */
+export const SIMULATED_URL_IN_FLIGHT = 4;
 /** How often the dispatcher looks for new events and due retries, in real time. */
 export const DISPATCH_INTERVAL_MS = 100;
 const FAN_OUT_BATCH = 200;
@@ -49,7 +64,9 @@ interface Flight {
   done: Promise<void>;
 }
 
-const receiverKey = (delivery: store.DeliveryRow): string => delivery.webhook_id ?? `url:${delivery.target_url ?? ''}`;
+/** A subscription, or (for simulations to bare URLs) the merchant: each bare URL is not a receiver of its own. */
+const receiverKey = (delivery: store.DeliveryRow): string => delivery.webhook_id ?? `url:${delivery.account_id}`;
+const receiverLimit = (receiver: string): number => (receiver.startsWith('url:') ? SIMULATED_URL_IN_FLIGHT : PER_RECEIVER_IN_FLIGHT);
 
 export class Dispatcher {
   /** Made with the first attempt (undici loads then). */
@@ -59,6 +76,8 @@ export class Dispatcher {
   readonly #queuedIds = new Set<string>();
   readonly #inFlight = new Map<string, Flight>();
   readonly #busy = new Map<string, number>();
+  /** Attempts in flight per merchant. */
+  readonly #merchantBusy = new Map<string, number>();
   /** Finished attempts not yet written; their deliveries must not be read again meanwhile. */
   #finished: Finished[] = [];
   readonly #unrecorded = new Set<string>();
@@ -235,27 +254,47 @@ export class Dispatcher {
     return added;
   }
 
-  /** Starts queued attempts, one receiver after another, within both limits. */
+  /**
+   * Starts queued attempts within the limits: in each round every merchant with room starts at most
+   * one, from its receivers in turn (a receiver that started one moves to the back of the queue order).
+   */
   private launchQueued(): void {
     let progress = true;
     while (progress && !this.#stopped && this.#inFlight.size < MAX_IN_FLIGHT) {
       progress = false;
-      for (const [receiver, queue] of this.#queues) {
+      const share = merchantShare(this.activeMerchants());
+      const startedFor = new Set<string>();
+      for (const [receiver, queue] of [...this.#queues]) {
         if (this.#inFlight.size >= MAX_IN_FLIGHT) break;
-        if ((this.#busy.get(receiver) ?? 0) >= PER_RECEIVER_IN_FLIGHT) continue;
+        const merchant = queue[0]?.account_id;
+        if (merchant === undefined || startedFor.has(merchant)) continue;
+        if ((this.#merchantBusy.get(merchant) ?? 0) >= share) continue;
+        if ((this.#busy.get(receiver) ?? 0) >= receiverLimit(receiver)) continue;
         const delivery = queue.shift();
-        if (queue.length === 0) this.#queues.delete(receiver);
-        if (delivery) this.#queuedIds.delete(delivery.id);
-        if (!delivery || this.#inFlight.has(delivery.id) || this.#unrecorded.has(delivery.id)) continue;
+        this.#queues.delete(receiver);
+        if (queue.length > 0) this.#queues.set(receiver, queue);
+        if (!delivery) continue;
+        this.#queuedIds.delete(delivery.id);
+        if (this.#inFlight.has(delivery.id) || this.#unrecorded.has(delivery.id)) continue;
         this.launch(delivery, receiver);
+        startedFor.add(merchant);
         progress = true;
       }
     }
   }
 
+  /** Merchants with deliveries queued or in flight. */
+  private activeMerchants(): number {
+    const merchants = new Set(this.#merchantBusy.keys());
+    for (const queue of this.#queues.values()) if (queue[0]) merchants.add(queue[0].account_id);
+    return merchants.size;
+  }
+
   private launch(delivery: store.DueDelivery, receiver: string): void {
     const controller = new AbortController();
+    const merchant = delivery.account_id;
     this.#busy.set(receiver, (this.#busy.get(receiver) ?? 0) + 1);
+    this.#merchantBusy.set(merchant, (this.#merchantBusy.get(merchant) ?? 0) + 1);
     const done = this.attempt(delivery, controller.signal)
       .then((finished) => {
         if (!finished) return;
@@ -272,9 +311,13 @@ export class Dispatcher {
         const busy = (this.#busy.get(receiver) ?? 1) - 1;
         if (busy > 0) this.#busy.set(receiver, busy);
         else this.#busy.delete(receiver);
+        const merchantBusy = (this.#merchantBusy.get(merchant) ?? 1) - 1;
+        if (merchantBusy > 0) this.#merchantBusy.set(merchant, merchantBusy);
+        else this.#merchantBusy.delete(merchant);
         if (this.#stopped) return;
-        if (this.#queues.has(receiver)) this.launchQueued();
-        else void this.pump(true);
+        // The freed slot may be another merchant's or receiver's turn: launch from every queue.
+        if (this.#queues.size > 0) this.launchQueued();
+        if (!this.#queues.has(receiver)) void this.pump(true);
       });
     this.#inFlight.set(delivery.id, { receiver, controller, done });
   }

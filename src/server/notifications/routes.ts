@@ -172,7 +172,12 @@ function registerSignatureRoutes(app: FastifyInstance, deps: ServerDeps, keys: S
 }
 
 export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  const keys = new SigningKeys(deps.db, () => deps.clock.systemNow());
+  const keys = new SigningKeys(
+    deps.db,
+    () => deps.clock.systemNow(),
+    () => deps.signingKeySecret,
+    (message) => deps.log.warn(message),
+  );
   const dispatcher = new Dispatcher(deps, keys);
   registerSubscriptionRoutes(app, deps, dispatcher);
   registerHistoryRoutes(app, deps);
@@ -185,5 +190,8 @@ export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDe
     await deleteAccountDeliveries(db, accountId);
   });
   deps.hooks.onClose.push(() => dispatcher.stop());
-  app.addHook('onReady', async () => dispatcher.start());
+  app.addHook('onReady', async () => {
+    await keys.sealStoredKeys();
+    dispatcher.start();
+  });
 }

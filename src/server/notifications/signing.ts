@@ -1,9 +1,11 @@
-// The server's webhook signing key: made once, kept in the database, served as a certificate.
+// The server's webhook signing key: made once, kept in the database encrypted under a secret that
+// lives in the 0600 credentials file (never in the database), served as a certificate.
 // A delivery is signed over `transmission_id|transmission_time|webhook_id|crc32(body)`.
 
-import { createPrivateKey, generateKeyPair, randomBytes, sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPair, randomBytes, sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
+import { sql } from 'kysely';
 import { isoSeconds } from '../core/clock.js';
 import type { Queryable } from '../db/schema.js';
 import { selfSignedCertificate } from './x509.js';
@@ -15,56 +17,118 @@ export const MOCK_WEBHOOK_ID = 'WEBHOOK_ID';
 
 declare module '../db/schema.js' {
   interface Database {
+    /** `private_key_pem` holds the PKCS#8 PEM sealed by sealPrivateKey (older databases: the PEM itself, sealed at start). */
     webhook_signing_keys: { id: string; private_key_pem: string; certificate_pem: string; create_time: string };
   }
 }
 
-export interface SigningKey {
+/** What verifying and serving a certificate need. */
+export interface SigningCertificate {
   id: string;
-  privateKey: KeyObject;
   certificatePem: string;
   certificate: X509Certificate;
 }
 
-const generateRsa = promisify(generateKeyPair);
-const CERT_YEARS = 20;
-
-function fromRow(row: { id: string; private_key_pem: string; certificate_pem: string }): SigningKey {
-  return {
-    id: row.id,
-    privateKey: createPrivateKey(row.private_key_pem),
-    certificatePem: row.certificate_pem,
-    certificate: new X509Certificate(row.certificate_pem),
-  };
+export interface SigningKey extends SigningCertificate {
+  privateKey: KeyObject;
 }
 
-async function createKey(db: Queryable, realNow: Date): Promise<SigningKey> {
+const generateRsa = promisify(generateKeyPair);
+const CERT_YEARS = 20;
+const SEALED_PREFIX = 'aes-256-gcm:';
+
+/** The PEM encrypted under `secret` (32 bytes), bound to the key id: `aes-256-gcm:<iv>.<tag>.<ciphertext>` in base64url. */
+export function sealPrivateKey(pem: string, id: string, secret: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', secret, iv);
+  cipher.setAAD(Buffer.from(id, 'utf8'));
+  const sealed = Buffer.concat([cipher.update(pem, 'utf8'), cipher.final()]);
+  return `${SEALED_PREFIX}${[iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.')}`;
+}
+
+/** The PEM, or undefined when `stored` was sealed under another secret (or is damaged). */
+export function openPrivateKey(stored: string, id: string, secret: Buffer): string | undefined {
+  if (!stored.startsWith(SEALED_PREFIX)) return undefined;
+  const [iv, tag, sealed] = stored.slice(SEALED_PREFIX.length).split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (!iv || !tag || !sealed) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', secret, iv);
+    decipher.setAAD(Buffer.from(id, 'utf8'));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+const isPlainPem = (stored: string): boolean => stored.startsWith('-----BEGIN');
+
+function certificateOf(row: { id: string; certificate_pem: string }): SigningCertificate {
+  return { id: row.id, certificatePem: row.certificate_pem, certificate: new X509Certificate(row.certificate_pem) };
+}
+
+async function createKey(db: Queryable, realNow: Date, secret: Buffer): Promise<SigningKey> {
   const { privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
   const notBefore = new Date(realNow.getTime() - 86_400_000);
   const notAfter = new Date(Date.UTC(notBefore.getUTCFullYear() + CERT_YEARS, notBefore.getUTCMonth(), notBefore.getUTCDate()));
+  const id = `CERT-${randomBytes(12).toString('hex')}`;
   const row = {
-    id: `CERT-${randomBytes(12).toString('hex')}`,
-    private_key_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    id,
+    private_key_pem: sealPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), id, secret),
     certificate_pem: selfSignedCertificate({ privateKey, commonName: 'payctl webhook signing', organization: 'payctl', notBefore, notAfter }),
     create_time: isoSeconds(realNow),
   };
   await db.insertInto('webhook_signing_keys').values(row).execute();
-  return fromRow(row);
+  return { ...certificateOf(row), privateKey };
+}
+
+/**
+ * Keys stored in the clear by an older payctl are sealed in place, with SQLite's secure_delete on so
+ * the freed cells are zeroed, and the WAL is checkpointed so the old page images leave it.
+ */
+async function sealPlainKeys(db: Queryable, secret: Buffer): Promise<number> {
+  const rows = await db.selectFrom('webhook_signing_keys').select(['id', 'private_key_pem']).execute();
+  const plain = rows.filter((row) => isPlainPem(row.private_key_pem));
+  if (plain.length === 0) return 0;
+  await sql`PRAGMA secure_delete = ON`.execute(db);
+  try {
+    for (const row of plain) {
+      await db
+        .updateTable('webhook_signing_keys')
+        .set({ private_key_pem: sealPrivateKey(row.private_key_pem, row.id, secret) })
+        .where('id', '=', row.id)
+        .execute();
+    }
+  } finally {
+    await sql`PRAGMA secure_delete = OFF`.execute(db);
+  }
+  await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db).catch(() => undefined);
+  return plain.length;
 }
 
 /** Loads the key, making it on first use; concurrent callers share one generation. */
 export class SigningKeys {
   #current: Promise<SigningKey> | undefined;
 
+  /**
+   * `secret` is the 32-byte key the private key is sealed under (from the credentials file);
+   * `warn` says when a stored key could not be opened with it and a new key was made.
+   */
   constructor(
     private readonly db: Queryable,
     private readonly realNow: () => Date,
+    private readonly secret: () => Buffer,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   current(): Promise<SigningKey> {
     this.#current ??= (async () => {
+      const secret = this.secret();
       const row = await this.db.selectFrom('webhook_signing_keys').selectAll().orderBy('create_time', 'desc').executeTakeFirst();
-      return row ? fromRow(row) : createKey(this.db, this.realNow());
+      const pem = row ? openPrivateKey(row.private_key_pem, row.id, secret) : undefined;
+      if (row && pem !== undefined) return { ...certificateOf(row), privateKey: createPrivateKey(pem) };
+      if (row) this.warn('the webhook signing key could not be opened (credentials file missing or replaced); a new key and certificate were made');
+      return createKey(this.db, this.realNow(), secret);
     })();
     this.#current.catch(() => {
       this.#current = undefined;
@@ -72,12 +136,18 @@ export class SigningKeys {
     return this.#current;
   }
 
-  /** A key by certificate id (only keys this server made). */
-  async byId(id: string): Promise<SigningKey | undefined> {
+  /** Seals keys an older payctl stored in the clear (at start: a server that never delivers must not keep one). */
+  async sealStoredKeys(): Promise<void> {
+    const sealed = await sealPlainKeys(this.db, this.secret());
+    if (sealed > 0) this.warn(`${sealed} webhook signing key(s) were stored in the clear by an older payctl; they are now sealed`);
+  }
+
+  /** A certificate by id (only ones this server made; older keys still verify what they signed). */
+  async byId(id: string): Promise<SigningCertificate | undefined> {
     const key = await this.current();
     if (key.id === id) return key;
-    const row = await this.db.selectFrom('webhook_signing_keys').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? fromRow(row) : undefined;
+    const row = await this.db.selectFrom('webhook_signing_keys').select(['id', 'certificate_pem']).where('id', '=', id).executeTakeFirst();
+    return row ? certificateOf(row) : undefined;
   }
 }
 
@@ -96,7 +166,7 @@ export function signedString(transmission: Transmission, body: string | Buffer):
   return `${transmission.transmissionId}|${transmission.transmissionTime}|${transmission.webhookId}|${bodyCrc32(body)}`;
 }
 
-export function signTransmission(key: SigningKey, transmission: Transmission, body: string | Buffer): string {
+export function signTransmission(key: Pick<SigningKey, 'privateKey'>, transmission: Transmission, body: string | Buffer): string {
   return sign('sha256', Buffer.from(signedString(transmission, body), 'utf8'), key.privateKey).toString('base64');
 }
 
@@ -129,7 +199,7 @@ export function verifyTransmission(
   }
 }
 
-export function certUrl(baseUrl: string, key: SigningKey): string {
+export function certUrl(baseUrl: string, key: SigningCertificate): string {
   return `${baseUrl.replace(/\/+$/, '')}${CERT_PATH_PREFIX}${key.id}`;
 }
 

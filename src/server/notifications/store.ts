@@ -228,8 +228,8 @@ export interface DueDelivery extends DeliveryRow {
   subscription_url: string | null;
 }
 
-/** The receiver a delivery goes to: its subscription, or `url:` and the address of a bare-URL simulation. */
-export const receiverKeySql = sql<string>`coalesce(d.webhook_id, 'url:' || d.target_url)`;
+/** The receiver a delivery goes to: its subscription, or `url:` and the merchant for its simulations to bare URLs (dispatcher.ts). */
+export const receiverKeySql = sql<string>`coalesce(d.webhook_id, 'url:' || d.account_id)`;
 
 /**
  * Due pending deliveries of one account, oldest due first (the index order of

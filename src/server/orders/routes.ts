@@ -160,7 +160,7 @@ function registerApprovalPage(app: FastifyInstance, deps: ServerDeps): void {
     const row = await findOrderForPayer(deps.db, token);
     if (!row) return reply.code(404).send(missingOrderPage());
     if (row.status !== 'CREATED' && row.status !== 'PAYER_ACTION_REQUIRED') return reply.send(approvalPage(row));
-    const baseUrl = requestBaseUrl(request);
+    const baseUrl = requestBaseUrl(deps, request);
     await inTransaction(deps.db, (trx) =>
       orders.approveOrder({ db: trx, deps, accountId: row.account_id, now: deps.clock.now(row.account_id), baseUrl }, row.id),
     );

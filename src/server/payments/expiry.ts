@@ -54,7 +54,7 @@ async function sweepIfDue(deps: ServerDeps, accountId: string, baseUrl: string):
 /** Before a payments request: expiry must not depend on when the job last ran. */
 export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
   const accountId = callerOf(request).accountId;
-  await sweepIfDue(deps, accountId, requestBaseUrl(request));
+  await sweepIfDue(deps, accountId, requestBaseUrl(deps, request));
 }
 
 export function registerExpiryJob(deps: ServerDeps): void {

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const REPO = resolve(import.meta.dirname, '../../..');
@@ -29,6 +29,8 @@ export interface ServeOptions {
   /** Milliseconds to wait for the JSON line and the first healthy answer. */
   startTimeoutMs?: number;
   logLevel?: 'fatal' | 'error' | 'warn' | 'info';
+  /** Start without --db, with PAYCTL_DATA_DIR the folder of `dbPath` (which must end in /payctl.db): the default data folder. */
+  defaultDataDir?: boolean;
 }
 
 export interface ServeProcess {
@@ -80,12 +82,15 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   const configDir = tempDir('serve-config');
   const started = performance.now();
   const args = [
-    BIN, 'serve', '--port', '0', '--db', options.dbPath, '--json', '--no-save-profile', '--log-level', options.logLevel ?? 'warn',
+    BIN, 'serve', '--port', '0', ...(options.defaultDataDir ? [] : ['--db', options.dbPath]), '--json', '--no-save-profile', '--log-level', options.logLevel ?? 'warn',
     '--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey,
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' },
+    env: {
+      PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1',
+      ...(options.defaultDataDir ? { PAYCTL_DATA_DIR: dirname(options.dbPath) } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
