@@ -10,8 +10,9 @@ export const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [4, 'authentication or permission'],
   [5, 'business rule refused (UNPROCESSABLE_ENTITY)'],
   [6, 'gave up after retries (429, 5xx, network)'],
+  [7, 'declined: you answered No at a confirmation; nothing was changed'],
   [8, 'timed out waiting'],
-  [130, 'interrupted'],
+  [130, 'interrupted (Ctrl+C)'],
 ];
 
 export default class PayctlHelp extends Help {
