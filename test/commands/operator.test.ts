@@ -395,4 +395,31 @@ describe('6. relative times on the clock the date is on', () => {
     // Five days ahead of this machine: the event's time is on the account's clock, and says so.
     expect(Math.abs(Date.parse((time ?? '').replace(' ', 'T')) - (Date.now() + 5 * 86_400_000))).toBeLessThan(120_000);
   });
+
+  it('webhooks listen prints the event time on the account clock, as trigger does', async () => {
+    const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'webhooks', 'listen', '--events', 'PAYMENT.CAPTURE.COMPLETED'], {
+      cwd: REPO,
+      env: { ...(process.env as Record<string, string>), ...env, CI: '1', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitUntil(() => stderr.includes('Listening on'), 20_000, `listen to start (stderr: ${stderr})`);
+      expect(stderr).toContain("Times are the events' own, on the account's clock.");
+      const trigger = await runCli(['webhooks', 'trigger', 'PAYMENT.CAPTURE.COMPLETED', '--json'], { env });
+      const event = okJson<{ create_time: string; resource: { id: string } }>(trigger);
+      await waitUntil(() => lines.some((line) => line.includes(event.resource.id)), 20_000, 'the listen line');
+      const line = lines.find((text) => text.includes(event.resource.id)) ?? '';
+      // The clock is five days ahead of this machine: the line shows the event's own time.
+      expect(line.startsWith(`${event.create_time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}  PAYMENT.CAPTURE.COMPLETED`), line).toBe(true);
+      expect(Date.parse(event.create_time) - Date.now()).toBeGreaterThan(4 * 86_400_000);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  }, 60_000);
 });
