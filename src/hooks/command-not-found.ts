@@ -4,6 +4,7 @@
 
 import { Errors, type Hook } from '@oclif/core';
 import { EXIT_CODES } from '../lib/api/errors.js';
+import { drainOutput } from '../lib/drain.js';
 import { shellLine, suggestCommand } from '../lib/suggest.js';
 
 const hook: Hook.CommandNotFound = async function (options) {
@@ -14,24 +15,29 @@ const hook: Hook.CommandNotFound = async function (options) {
   const typed = shellLine([config.bin, ...options.id.split(':'), ...argv]);
   const suggestion = suggestCommand(options.id, argv, ids);
   const say = (text: string) => process.stderr.write(`${text}\n`);
+  // oclif exits at once after the hook: what it said must have reached a slow reader first.
+  const refuse = async () => {
+    await drainOutput();
+    return Errors.exit(EXIT_CODES.usage);
+  };
   // The words that stood for the command; those after them were its arguments.
   const commandWords = suggestion ? options.id.split(':').slice(0, suggestion.id.split(':').length) : options.id.split(':');
   say(`"${commandWords.join(' ')}" is not a ${config.bin} command.`);
   if (!suggestion) {
     say(`Run \`${config.bin} help\` for the list of commands.`);
-    return Errors.exit(EXIT_CODES.usage);
+    return refuse();
   }
   const line = shellLine([config.bin, ...suggestion.id.split(':'), ...suggestion.argv]);
   const canAsk = process.stdin.isTTY && process.stdout.isTTY && !process.env.CI && !argv.includes('--no-input');
   if (!canAsk) {
     say(`Did you mean:\n  ${line}\nNothing was run (not asking without a terminal); you typed:\n  ${typed}`);
-    return Errors.exit(EXIT_CODES.usage);
+    return refuse();
   }
   const { confirm } = await import('@inquirer/prompts');
   const accepted = await confirm({ message: `Run \`${line}\` instead?`, default: false }).catch(() => false);
   if (!accepted) {
     say('Nothing was run.');
-    return Errors.exit(EXIT_CODES.usage);
+    return refuse();
   }
   return config.runCommand(suggestion.id, suggestion.argv);
 };

@@ -38,8 +38,10 @@ export default class AuthList extends BaseCommand<typeof AuthList> {
       { header: 'Profile', value: (entry) => entry.name, id: true },
       { header: 'Base URL', value: (entry) => entry.base_url ?? '' },
       { header: 'Client id', value: (entry) => entry.client_id ?? '' },
-      { header: 'Logged in', value: (entry) => (entry.logged_in ? 'yes' : 'no (payctl auth login --profile ' + entry.name + ')') },
+      { header: 'Logged in', value: (entry) => (entry.logged_in ? 'yes' : 'no') },
     ]);
+    const loggedOut = profiles.filter((entry) => !entry.logged_in).map((entry) => entry.name);
+    if (loggedOut.length > 0) this.notice(`Without a secret: ${loggedOut.join(', ')} (payctl auth login --profile NAME to use one again).`);
     if (profiles.length === 0) this.notice('No profiles yet: run `payctl auth login` (or `payctl serve`, which writes "local").');
     else if (!profiles.some((entry) => entry.current)) this.notice(`The current profile "${current}" is not stored: run \`payctl auth switch NAME\` or \`payctl auth login\`.`);
     if (process.env.PAYCTL_PROFILE) this.notice(`PAYCTL_PROFILE=${process.env.PAYCTL_PROFILE} chooses the current profile while it is set.`);
