@@ -57,7 +57,12 @@ interface SlowRun {
  * Runs payctl with stdout read by a reader slower than the writer: it pauses after every chunk, so
  * the pipe stays full and Node queues what payctl writes. `onLine` sees each stdout line as it comes.
  */
-function runWithSlowReader(args: readonly string[], runEnv: Record<string, string>, onLine?: (line: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<SlowRun> {
+function runWithSlowReader(
+  args: readonly string[],
+  runEnv: Record<string, string>,
+  options: { onLine?: (line: string, kill: (signal: NodeJS.Signals) => void) => void; holdUntilStderr?: RegExp } = {},
+): Promise<SlowRun> {
+  const { onLine, holdUntilStderr } = options;
   const childEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('PAYCTL_') && key !== 'FORCE_COLOR') childEnv[key] = value;
@@ -74,10 +79,21 @@ function runWithSlowReader(args: readonly string[], runEnv: Record<string, strin
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) onLine?.(line, (signal) => child.kill(signal));
+      if (holding) return;
       child.stdout.pause();
-      setTimeout(() => child.stdout.resume(), 3);
+      setTimeout(() => !holding && child.stdout.resume(), 3);
     });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    // Held: nothing is read until payctl says on stderr that it is done (about to exit), so all
+    // it wrote after the pipe filled is still queued inside it at that moment.
+    let holding = holdUntilStderr !== undefined;
+    if (holding) child.stdout.pause();
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (holding && holdUntilStderr?.test(stderr)) {
+        holding = false;
+        child.stdout.resume();
+      }
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -88,22 +104,28 @@ function runWithSlowReader(args: readonly string[], runEnv: Record<string, strin
 }
 
 describe('1. output through a slow pipe', () => {
-  // Rows without a capture id fail before any request: 3,000 failures in well under a second.
-  const rows = Array.from({ length: 3000 }, () => ',1.00,USD,');
+  // Rows without a capture id fail before any request: thousands of failures in about a second.
+  const failing = (count: number) => Array.from({ length: count }, () => ',1.00,USD,');
+  const done = { holdUntilStderr: /refund\(s\) failed/ };
 
-  it('a bulk refund whose 3,000 rows all fail prints all 3,001 lines (TSV) and 3,000 (NDJSON)', async () => {
-    const file = refundFile('all-fail.csv', rows);
-    const tsv = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes'], env);
-    expect(tsv.code, tsv.stderr).toBe(2);
-    expect(tsv.stdout.split('\n').filter(Boolean)).toHaveLength(3001);
-    expect(tsv.stdout.endsWith('\n')).toBe(true);
-    expect(tsv.stderr).toContain('3000 of 3000 refund(s) failed');
-
-    const ndjson = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes', '--json'], env);
+  it('a bulk refund whose 3,000 rows all fail prints all 3,000 NDJSON lines', async () => {
+    const rows = failing(3000);
+    const ndjson = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail.csv', rows), '--yes', '--json'], env, done);
     expect(ndjson.code, ndjson.stderr).toBe(2);
+    expect(ndjson.stderr).toContain('3000 of 3000 refund(s) failed');
     const lines = ndjson.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(3000);
     expect(lines.map((line) => (JSON.parse(line) as { row: number }).row)).toEqual(rows.map((_, i) => i + 1));
+  });
+
+  it('and its TSV table whole, header and every row (10,000 rows: more than a socket pair holds)', async () => {
+    // Node gives a child a socket pair, not a pipe: it buffers a few hundred KB where a shell's
+    // `| wc -l` pipe holds 64 KB, so the table must be bigger than that to be cut without the fix.
+    const tsv = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail-10k.csv', failing(10_000)), '--yes'], env, done);
+    expect(tsv.code, tsv.stderr).toBe(2);
+    const lines = tsv.stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(10_001);
+    expect(lines.at(-1)).toMatch(/^10000\t/);
   });
 });
 
@@ -337,12 +359,14 @@ describe('8. bulk refunds: progress on a terminal, a useful interrupt', () => {
     const file = refundFile('interrupted.csv', missing(3000));
     let printed = 0;
     let interrupted = false;
-    const run = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes', '--json'], env, (line, kill) => {
-      if (line.trim()) printed += 1;
-      if (!interrupted && printed >= 5) {
-        interrupted = true;
-        kill('SIGINT');
-      }
+    const run = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes', '--json'], env, {
+      onLine: (line, kill) => {
+        if (line.trim()) printed += 1;
+        if (!interrupted && printed >= 5) {
+          interrupted = true;
+          kill('SIGINT');
+        }
+      },
     });
     expect(run.code, run.stderr).toBe(130);
     const lines = run.stdout.split('\n').filter(Boolean);
