@@ -5,7 +5,7 @@ import { Help } from '@oclif/core/help';
 export const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [0, 'ok'],
   [1, 'unexpected error'],
-  [2, 'usage or validation (INVALID_REQUEST; a missing flag without a terminal)'],
+  [2, 'usage or validation (INVALID_REQUEST; a missing flag without a terminal; an unknown command)'],
   [3, 'not found'],
   [4, 'authentication or permission'],
   [5, 'business rule refused (UNPROCESSABLE_ENTITY)'],
