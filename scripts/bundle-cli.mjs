@@ -23,7 +23,8 @@ function listFiles(dir) {
 // renamed command, which would otherwise come back as a bundled command.
 // config.js: the profile writer serve-direct.cjs imports when it saves the "local" profile.
 const entryPoints = { main: 'dist/cli-main.js', config: 'dist/lib/config.js' };
-for (const source of listFiles('src/commands').filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
+// The oclif hooks package.json names (oclif.hooks) load the same way, from dist/bundle/hooks/.
+for (const source of [...listFiles('src/commands'), ...listFiles('src/hooks')].filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
   const name = relative('src', source).replace(/\.ts$/, '');
   entryPoints[name] = join('dist', `${name}.js`);
 }

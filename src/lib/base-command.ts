@@ -2,7 +2,9 @@
 
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { ApiClient } from './api/client.js';
-import { EXIT_CODES, InterruptedError, UsageError, errorReportFor, exitCodeFor } from './api/errors.js';
+import { DeclinedError, EXIT_CODES, InterruptedError, UsageError, errorReportFor, exitCodeFor } from './api/errors.js';
+import { accountClock, wallClock, type ClockReading } from './account-clock.js';
+import { drainOutput, exitAfterDrain } from './drain.js';
 import { configTokenCache, resolveCredentials, type ResolvedCredentials } from './config.js';
 import { renderDetail, formatErrorText, type DetailRow } from './render/format.js';
 import { renderTable, type Column } from './render/table.js';
@@ -34,8 +36,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'API base URL (default: $PAYCTL_BASE_URL, else the profile)',
       helpGroup: 'GLOBAL',
     }),
-    'client-id': Flags.string({ hidden: true, description: 'Client id (default: $PAYCTL_CLIENT_ID)' }),
-    'client-secret': Flags.string({ hidden: true, description: 'Client secret (default: $PAYCTL_CLIENT_SECRET)' }),
+    'client-id': Flags.string({ description: 'OAuth client id (default: $PAYCTL_CLIENT_ID, else the profile)', helpGroup: 'GLOBAL' }),
+    'client-secret': Flags.string({
+      description: 'OAuth client secret (default: $PAYCTL_CLIENT_SECRET, else the profile; prefer the variable: flags show in ps)',
+      helpGroup: 'GLOBAL',
+    }),
     'no-input': Flags.boolean({
       description: 'Never prompt: fail with exit code 2 when something is missing',
       helpGroup: 'GLOBAL',
@@ -91,6 +96,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
   }
 
+  /**
+   * The clock relative times count on: the account's (a payctl server's sandbox clock), read only
+   * when something will be shown to a person (never for --json).
+   */
+  protected async clock(): Promise<ClockReading> {
+    return this.jsonEnabled() ? wallClock() : accountClock(this.client());
+  }
+
   /** Prompts only with a person at both ends: a terminal in and out, no CI, no --no-input. */
   protected canPrompt(): boolean {
     if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
@@ -135,7 +148,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     const { confirm } = await import('@inquirer/prompts');
     if (!(await confirm({ message, default: false }))) {
-      throw new InterruptedError('cancelled: nothing was changed');
+      throw new DeclinedError('declined: nothing was changed');
     }
   }
 
@@ -171,6 +184,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.exit(code);
   }
 
+  /** Every way out of a command (result, error, this.exit) waits here until a slow reader has it all. */
+  protected override async finally(error: Error | undefined): Promise<void> {
+    await super.finally(error);
+    await drainOutput();
+  }
+
+  /**
+   * What Ctrl+C should say besides "interrupted": a command with work part-done (a bulk file)
+   * overrides it to say how far it got and how to go on.
+   */
+  protected interruptedMessage(): string {
+    return 'interrupted (Ctrl+C)';
+  }
+
   protected printError(error: unknown, code: number): void {
     const report = errorReportFor(error);
     if (this.jsonEnabled()) {
@@ -196,8 +223,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (sigintInstalled) return;
     sigintInstalled = true;
     process.once('SIGINT', () => {
-      this.printError(new InterruptedError('interrupted (Ctrl+C)'), EXIT_CODES.interrupted);
-      process.exit(EXIT_CODES.interrupted);
+      this.printError(new InterruptedError(this.interruptedMessage()), EXIT_CODES.interrupted);
+      exitAfterDrain(EXIT_CODES.interrupted);
     });
   }
 }

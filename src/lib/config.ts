@@ -3,6 +3,7 @@
 import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { z } from 'zod';
+import { UsageError } from './api/errors.js';
 import { cachedTokenSchema, isTokenUsable, type CachedToken, type TokenCache } from './api/types.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -77,6 +78,68 @@ export function saveProfile(name: string, profile: Profile, options: { makeCurre
   });
 }
 
+/** A profile commands can use as it is: it holds a base URL, a client id and a secret. */
+export function isUsable(profile: Profile | undefined): boolean {
+  return Boolean(profile?.base_url && profile.client_id && profile.client_secret);
+}
+
+/** Makes a stored profile the current one; returns the one that was current before. */
+export function switchProfile(name: string): { previous: string } {
+  let previous = DEFAULT_PROFILE;
+  writeStore((store) => {
+    if (!(name in store.profiles)) {
+      const known = Object.keys(store.profiles).sort();
+      throw new UsageError(`no profile "${name}"; ${known.length > 0 ? `the profiles are: ${known.join(', ')}` : 'there are none yet: run `payctl auth login --profile NAME`'}`);
+    }
+    previous = store.current_profile ?? DEFAULT_PROFILE;
+    store.current_profile = name;
+  });
+  return { previous };
+}
+
+/**
+ * The profile to fall back on when the current one is logged out: a usable one, `default` first,
+ * then `local` (what `payctl serve` writes), then by name.
+ */
+function fallbackProfile(store: Store, leaving: string): string | undefined {
+  const candidates = Object.keys(store.profiles)
+    .filter((name) => name !== leaving && isUsable(store.profiles[name]))
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return candidates[0];
+}
+
+function rank(name: string): number {
+  return name === DEFAULT_PROFILE ? 0 : name === LOCAL_PROFILE ? 1 : 2;
+}
+
+export interface LogoutOutcome {
+  removed: boolean;
+  /** Whether the profile was the stored current one. */
+  wasCurrent: boolean;
+  /** The current profile afterwards (undefined: none is usable, nothing is current). */
+  current: string | undefined;
+}
+
+/**
+ * `auth logout`: forgets the secret and, when the profile was the current one, makes a usable
+ * profile current instead (none left: nothing is current, and commands say to log in).
+ */
+export function logoutProfile(name: string): LogoutOutcome {
+  const { removed } = forgetSecret(name);
+  let wasCurrent = false;
+  let current: string | undefined;
+  writeStore((store) => {
+    wasCurrent = (store.current_profile ?? DEFAULT_PROFILE) === name;
+    if (wasCurrent) {
+      const fallback = fallbackProfile(store, name);
+      if (fallback) store.current_profile = fallback;
+      else delete store.current_profile;
+    }
+    current = store.current_profile;
+  });
+  return { removed, wasCurrent, current };
+}
+
 /** Deletes a profile; returns false when there was none. */
 export function removeProfile(name: string): boolean {
   let existed = false;
@@ -105,19 +168,22 @@ export function forgetSecret(name: string): { removed: boolean } {
  * Called by `payctl serve`: stores the embedded server's credentials as the `local` profile and
  * makes it current unless the user already works with another existing profile.
  */
-export function writeLocalProfile(profile: Required<Profile>): { madeCurrent: boolean } {
+export function writeLocalProfile(profile: Required<Profile>): { madeCurrent: boolean; current: string } {
   let madeCurrent = false;
+  let current: string = LOCAL_PROFILE;
   writeStore((store) => {
     store.profiles[LOCAL_PROFILE] = { ...profile };
     delete store.tokens[tokenKey(profile.base_url, profile.client_id)];
-    const current = store.current_profile;
-    const anotherIsCurrent = current !== undefined && current !== LOCAL_PROFILE && current in store.profiles;
-    if (!anotherIsCurrent) {
+    const previous = store.current_profile;
+    // A logged-out profile is not one the user works with: it would only fail.
+    const anotherIsCurrent = previous !== undefined && previous !== LOCAL_PROFILE && isUsable(store.profiles[previous]);
+    if (anotherIsCurrent) current = previous;
+    else {
       store.current_profile = LOCAL_PROFILE;
       madeCurrent = true;
     }
   });
-  return { madeCurrent };
+  return { madeCurrent, current };
 }
 
 export interface CredentialFlags {

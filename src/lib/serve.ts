@@ -34,13 +34,16 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
   }
   loaded.started();
   const credentials = server.defaultCredentials;
-  let profileSaved = false;
+  // What the summary says about the profile: true whichever profile is current.
+  let profileLine = '';
   if (flags['save-profile']) {
     // The server is up by now: a profile that cannot be written (a read-only home) is a warning.
     try {
       const { writeLocalProfile } = await import('./config.js');
-      writeLocalProfile({ base_url: server.url, client_id: credentials.client_id, client_secret: credentials.client_secret });
-      profileSaved = true;
+      const written = writeLocalProfile({ base_url: server.url, client_id: credentials.client_id, client_secret: credentials.client_secret });
+      profileLine = written.madeCurrent
+        ? '  profile        "local" written and made current: other payctl commands use it'
+        : `  profile        "local" written; "${written.current}" stays current (use --profile local, or payctl auth switch local)`;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       process.stderr.write(`payctl serve: warning: the "local" profile was not written (${message}); log in with payctl auth login or set PAYCTL_BASE_URL\n`);
@@ -65,7 +68,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
         `  client secret  ${summary.client_secret}`,
         `  admin key      ${summary.admin_key}`,
         `  database       ${summary.db}`,
-        profileSaved ? '  profile        "local" written; other payctl commands use it' : '',
+        profileLine,
         'Press Ctrl-C to stop.',
         '',
       ]

@@ -75,10 +75,10 @@ describe('payctl disputes list and get', () => {
     const piped = await cli('disputes', 'list');
     expect(piped.code, piped.stderr).toBe(0);
     const lines = piped.stdout.trim().split('\n');
-    expect(lines[0]).toBe('ID\tREASON\tSTAGE\tSTATUS\tAMOUNT\tSELLER DUE');
+    expect(lines[0]).toBe('ID\tReason\tStage\tStatus\tAmount\tSeller due');
     const row = lines.find((line) => line.startsWith(`${id}\t`));
     expect(row?.split('\t').slice(0, 5)).toEqual([id, 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED', 'INQUIRY', 'WAITING_FOR_SELLER_RESPONSE', '10.00 USD']);
-    expect(row?.split('\t')[5]).toMatch(/\(in 9d 23h\)$/);
+    expect(row?.split('\t')[5]).toMatch(/\(in 9d 23h, account clock\)$/);
 
     const page = json(await cli('disputes', 'list', '--state', 'REQUIRED_ACTION', '--page-size', '1', '--all', '--json'));
     expect(page.items.map((item: { dispute_id: string }) => item.dispute_id)).toContain(id);

@@ -112,14 +112,14 @@ describe('writeLocalProfile', () => {
   const local = { base_url: 'http://127.0.0.1:5555', client_id: 'local-id', client_secret: 'local-secret' };
 
   it('makes local current when nothing is current', () => {
-    expect(writeLocalProfile(local)).toEqual({ madeCurrent: true });
+    expect(writeLocalProfile(local)).toEqual({ madeCurrent: true, current: 'local' });
     expect(currentProfileName()).toBe('local');
     expect(getProfile('local')).toEqual(local);
   });
 
   it('leaves another existing current profile alone', () => {
     saveProfile('prod', stored, { makeCurrent: true });
-    expect(writeLocalProfile(local)).toEqual({ madeCurrent: false });
+    expect(writeLocalProfile(local)).toEqual({ madeCurrent: false, current: 'prod' });
     expect(currentProfileName()).toBe('prod');
     expect(getProfile('local')).toEqual(local);
   });
@@ -127,7 +127,7 @@ describe('writeLocalProfile', () => {
   it('overwrites local when local is current', () => {
     writeLocalProfile(local);
     const next = { ...local, base_url: 'http://127.0.0.1:6666' };
-    expect(writeLocalProfile(next)).toEqual({ madeCurrent: true });
+    expect(writeLocalProfile(next)).toEqual({ madeCurrent: true, current: 'local' });
     expect(getProfile('local')).toEqual(next);
   });
 });

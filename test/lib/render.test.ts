@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { statusTone } from '../../src/lib/render/colors.js';
 import { formatDate, formatErrorText, formatMoney, formatValue, renderDetail } from '../../src/lib/render/format.js';
-import { renderTable } from '../../src/lib/render/table.js';
+import { fitWidths, renderTable } from '../../src/lib/render/table.js';
 
 const ANSI = /\u001b\[/;
 
@@ -40,10 +40,58 @@ describe('renderTable when piped', () => {
     expect(text).not.toMatch(ANSI);
   });
 
-  it('is a boxed table on a terminal', () => {
-    const text = renderTable(rows, columns, { tty: true });
-    expect(text).toContain('CAP-2');
-    expect(text).toMatch(/[┌─│]/);
+  it('is aligned columns on a terminal: a bold header, one line per row, no box drawing', () => {
+    const text = renderTable(rows, columns, { tty: true, width: 160 });
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toContain('CAP-2');
+    expect(lines[2]).toContain('two cells line');
+    expect(text).not.toMatch(/[┌─│┼└]/);
+  });
+});
+
+describe('renderTable fitted to the terminal', () => {
+  const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+  const rows = Array.from({ length: 5 }, (_, i) => ({
+    id: `WH-${String(i).padStart(17, '0')}`,
+    url: `https://hooks.example.com/payments/${'segment/'.repeat(8)}${i}`,
+    events: 'PAYMENT.CAPTURE.COMPLETED,PAYMENT.CAPTURE.REFUNDED,PAYMENT.CAPTURE.REVERSED,CUSTOMER.DISPUTE.CREATED',
+    status: 'ACTIVE',
+  }));
+  const columns = [
+    { header: 'ID', value: (row: (typeof rows)[number]) => row.id },
+    { header: 'URL', value: (row: (typeof rows)[number]) => row.url },
+    { header: 'Events', value: (row: (typeof rows)[number]) => row.events },
+    { header: 'Status', value: (row: (typeof rows)[number]) => row.status, status: true },
+  ];
+
+  it.each([80, 160])('at %i columns: every line fits, ids whole, the widest columns end in an ellipsis', (width) => {
+    const lines = stripAnsi(renderTable(rows, columns, { tty: true, width })).split('\n');
+    expect(lines).toHaveLength(rows.length + 1);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(width);
+    rows.forEach((row, i) => {
+      expect(lines[i + 1]?.startsWith(`${row.id}  `)).toBe(true);
+      expect(lines[i + 1]).toContain('ACTIVE');
+    });
+    expect(lines[1]).toContain('…');
+    expect(lines[1]).not.toContain(rows[0]?.events);
+  });
+
+  it('leaves a table that fits alone, and piped output whole', () => {
+    const wide = stripAnsi(renderTable(rows, columns, { tty: true, width: 400 }));
+    expect(wide).not.toContain('…');
+    expect(wide).toContain(rows[0]?.url);
+    const piped = renderTable(rows, columns, { tty: false });
+    expect(piped.split('\n')[1]).toBe([rows[0]?.id, rows[0]?.url, rows[0]?.events, 'ACTIVE'].join('\t'));
+  });
+
+  it('fitWidths: narrow columns keep their width, wide ones share the rest, ids are never cut', () => {
+    // 2 gaps of 2: 40 - 4 = 36 for the columns; the id keeps 20, "Status" 6, the URL gets 10.
+    expect(fitWidths([20, 60, 6], [true, false, false], 40)).toEqual([20, 10, 6]);
+    expect(fitWidths([20, 60, 50], [true, false, false], 50)).toEqual([20, 13, 13]);
+    expect(fitWidths([5, 6], [false, false], 80)).toEqual([5, 6]);
+    // Ids alone wider than the terminal: they stay whole and the others shrink to the minimum.
+    expect(fitWidths([90, 30], [true, false], 80)).toEqual([90, 4]);
   });
 });
 

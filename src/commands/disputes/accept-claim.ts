@@ -56,7 +56,7 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
       files,
       ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
 }

@@ -27,7 +27,7 @@ The dispute moves to the next stage (PRE_ARBITRATION, then ARBITRATION) and back
       files,
       ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
 }

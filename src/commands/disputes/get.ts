@@ -16,7 +16,7 @@ the commands for the actions the dispute allows now. --json prints the API's dis
 
   async run(): Promise<Dispute> {
     const dispute = await getDispute(this.client(), this.args.id);
-    this.log(caseFile(dispute));
+    this.log(caseFile(dispute, await this.clock()));
     return dispute;
   }
 }

@@ -3,7 +3,7 @@ import { listDisputes, nextPageToken, type Dispute, type DisputeList } from '../
 import { BaseCommand } from '../../lib/base-command.js';
 import { stdoutChalk } from '../../lib/render/colors.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
-import { timeLeft } from '../../lib/render/disputes.js';
+import { dueText } from '../../lib/render/disputes.js';
 
 const STATES = ['OPEN_INQUIRIES', 'REQUIRED_ACTION', 'REQUIRED_OTHER_PARTY_ACTION', 'UNDER_PAYPAL_REVIEW', 'APPEALABLE', 'RESOLVED'];
 /** With --all, at most this many pages are fetched (50 disputes each). */
@@ -48,20 +48,19 @@ under one day). --json prints the API's page; with --all, one document with ever
       items.push(...page.items);
     }
     const chalk = stdoutChalk();
-    const dueCell = (dispute: Dispute) => {
-      const due = dispute.seller_response_due_date;
-      if (!due) return '';
-      const text = `${formatDate(due)} (${timeLeft(due)})`;
-      const left = Date.parse(due) - Date.now();
+    const clock = await this.clock();
+    // Highlighted by how much time is left on the account's clock, the one the date is on.
+    const dueStyle = (text: string, dispute: Dispute) => {
+      const left = Date.parse(dispute.seller_response_due_date ?? '') - clock.now;
       return left < DAY_MS ? chalk.red.bold(text) : left < 3 * DAY_MS ? chalk.yellow(text) : text;
     };
     this.renderTable(items, [
       { header: 'ID', value: (dispute) => dispute.dispute_id },
-      { header: 'REASON', value: (dispute) => dispute.reason },
-      { header: 'STAGE', value: (dispute) => dispute.dispute_life_cycle_stage },
-      { header: 'STATUS', value: (dispute) => dispute.status, status: true },
-      { header: 'AMOUNT', value: (dispute) => formatMoney(dispute.dispute_amount) },
-      { header: 'SELLER DUE', value: dueCell },
+      { header: 'Reason', value: (dispute) => dispute.reason },
+      { header: 'Stage', value: (dispute) => dispute.dispute_life_cycle_stage },
+      { header: 'Status', value: (dispute) => dispute.status, status: true },
+      { header: 'Amount', value: (dispute) => formatMoney(dispute.dispute_amount) },
+      { header: 'Seller due', value: (dispute) => (dispute.seller_response_due_date ? dueText(dispute.seller_response_due_date, clock) : ''), style: dueStyle },
     ]);
     if (items.length === 0) this.notice('No disputes match.');
     else if (!this.flags.all && nextPageToken(page)) this.notice('More disputes exist: pass --all to list every page.');

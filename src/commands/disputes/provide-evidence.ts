@@ -28,7 +28,7 @@ proof of refund needs --refund-id.`;
       files,
       ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
 }

@@ -29,7 +29,7 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
       files,
       ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
 }

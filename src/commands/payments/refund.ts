@@ -7,6 +7,7 @@ import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from
 import { readRefundFile, refundFileRows } from '../../lib/refund-file.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
 import { refundRows } from '../../lib/render/payments.js';
+import { ProgressLine } from '../../lib/render/progress.js';
 
 export default class PaymentsRefund extends BaseCommand<typeof PaymentsRefund> {
   static override summary = 'Refund a captured payment, fully or partly, or many from a CSV file';
@@ -21,13 +22,20 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     '<%= config.bin %> <%= command.id %> --from-file refunds.csv --yes',
   ];
 
+  // oclif's generated line mangles the exclusive groups ("[--note <value> | ]") and reads as if
+  // --amount needed --currency; it is the other way round, and --currency is optional.
+  static override usage = [
+    '<%= command.id %> CAPTURE [--amount DECIMAL [--currency CODE]] [--note TEXT] [--invoice-id TEXT] [--custom-id TEXT] [--request-id ID] [-y] [--json]',
+    '<%= command.id %> --from-file FILE [-y] [--json]',
+  ];
+
   static override args = {
     capture: Args.string({ description: 'Capture id (or use --from-file)', required: false }),
   };
 
   static override flags = {
     amount: amountFlag({ exclusive: ['from-file'] }),
-    currency: currencyFlag({ dependsOn: ['amount'] }),
+    currency: currencyFlag({ dependsOn: ['amount'], description: "Currency of --amount (default: the capture's); only with --amount" }),
     note: Flags.string({ description: 'Reason shown to the payer (1-255 characters)', exclusive: ['from-file'] }),
     'invoice-id': Flags.string({ description: 'Your invoice number for the refund (1-127 characters)', exclusive: ['from-file'] }),
     'custom-id': Flags.string({ description: 'Your reference for the refund (1-127 characters)', exclusive: ['from-file'] }),
@@ -67,17 +75,41 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     return refund;
   }
 
+  /** Rows answered so far in a bulk run, for the progress line and for what Ctrl+C says. */
+  private bulk?: { file: string; total: number; refunded: number; failed: number; progress: ProgressLine };
+
+  protected override interruptedMessage(): string {
+    const bulk = this.bulk;
+    if (!bulk) return super.interruptedMessage();
+    bulk.progress.done();
+    const done = bulk.refunded + bulk.failed;
+    const inFlight = done < bulk.total ? `; row ${done + 1} was in flight and may have been refunded` : '';
+    return (
+      `interrupted (Ctrl+C) after ${done} of ${bulk.total} row(s) of ${bulk.file} (${bulk.refunded} refunded, ${bulk.failed} failed)${inFlight}. ` +
+      'Re-running the same file resumes safely: rows already refunded are answered with their existing refund, never refunded twice.'
+    );
+  }
+
   private async refundFile(file: string): Promise<undefined> {
     const refundFile = readRefundFile(file);
     await this.confirm(`Refund the ${refundFile.rows.length} row(s) of ${file}?`);
+    const progress = new ProgressLine(ProgressLine.wanted(this.jsonEnabled()));
+    const bulk = { file, total: refundFile.rows.length, refunded: 0, failed: 0, progress };
+    this.bulk = bulk;
+    const progressText = () => `Refunding ${file}: ${bulk.refunded + bulk.failed}/${bulk.total} rows (${bulk.refunded} refunded, ${bulk.failed} failed)`;
+    progress.update(progressText(), true);
     const { outcomes, firstFailure } = await refundFileRows(this.client(), refundFile, (outcome) => {
+      if (outcome.error) bulk.failed += 1;
+      else bulk.refunded += 1;
       if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(outcome)}\n`);
+      progress.update(progressText(), bulk.refunded + bulk.failed === bulk.total);
     });
+    progress.done();
     this.renderTable(outcomes, [
       { header: 'Row', value: (outcome) => String(outcome.row) },
-      { header: 'Capture', value: (outcome) => outcome.capture_id },
+      { header: 'Capture', value: (outcome) => outcome.capture_id, id: true },
       { header: 'Status', value: (outcome) => outcome.status, status: true },
-      { header: 'Refund', value: (outcome) => outcome.refund_id },
+      { header: 'Refund', value: (outcome) => outcome.refund_id, id: true },
       { header: 'Amount', value: (outcome) => outcome.amount },
       { header: 'Error', value: (outcome) => (outcome.error ? errorText(outcome.error) : undefined) },
     ]);

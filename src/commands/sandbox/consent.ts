@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { grantConsent, type Consent } from '../../lib/api/sandbox.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { formatValue } from '../../lib/render/format.js';
+import { formatDate } from '../../lib/render/format.js';
 
 export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
   static override summary = 'Let a platform act on behalf of a merchant';
@@ -35,7 +35,11 @@ export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
       payerId: this.flags['payer-id'],
       ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
     });
-    this.renderDetail(Object.entries(consent).map(([key, value]) => [key, formatValue(value)] as const));
+    this.renderDetail([
+      ['Platform', consent.platform_client_id],
+      ['Merchant', consent.payer_id],
+      ['Granted', formatDate(consent.create_time)],
+    ]);
     return consent;
   }
 }

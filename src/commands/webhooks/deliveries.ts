@@ -29,7 +29,7 @@ export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliv
       ...(status ? { status } : {}),
     });
     this.renderTable(list.deliveries, [
-      { header: 'Event', value: (d) => d.event_id },
+      { header: 'Event', value: (d) => d.event_id, id: true },
       { header: 'Type', value: (d) => d.event_type },
       { header: 'Status', value: (d) => d.status, status: true },
       { header: 'Attempts', value: (d) => String(d.attempt_count) },

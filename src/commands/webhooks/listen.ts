@@ -59,7 +59,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive events on this machine while the command runs';
 
-  static override description = `Against a payctl server on this machine: starts a receiver on 127.0.0.1, subscribes it for the session, and prints one line per delivery (time, event type, resource id, result), or NDJSON with --json. Each signature is checked against the service's certificate.
+  static override description = `Against a payctl server on this machine: starts a receiver on 127.0.0.1, subscribes it for the session, and prints one line per delivery (the event's time on the account's clock, the same as webhooks trigger shows, event type, resource id, result), or NDJSON with --json. Each signature is checked against the service's certificate.
 
 With --forward-to, each delivery is passed on unchanged (body bytes and signature headers) to that URL joined with the event's receiver path, and the target's answer is shown and given back to the service, so a failing target gets the service's retries.
 
@@ -127,7 +127,7 @@ Ctrl-C (or SIGTERM) removes the subscription and exits 0.`;
       const forward = this.flags['forward-to'];
       this.notice(
         `Listening on http://127.0.0.1:${port} as webhook ${webhook.id} for ${eventTypes.join(', ')}` +
-          `${forward ? `; forwarding to ${forward}` : ''}. Press Ctrl-C to stop.`,
+          `${forward ? `; forwarding to ${forward}` : ''}. Times are the events' own, on the account's clock. Press Ctrl-C to stop.`,
       );
       const signal = await stopped;
       this.notice(`${signal}: removing webhook ${webhook.id}`);
@@ -228,7 +228,9 @@ Ctrl-C (or SIGTERM) removes the subscription and exits 0.`;
     else if (record.forwarded_to) result = `-> ${record.status} (${record.duration_ms} ms)`;
     else result = record.signature_valid === null ? 'seen' : 'received';
     const flag = record.signature_valid === false ? '  [signature INVALID]' : '';
-    process.stdout.write(`${formatDate(record.received_at)}  ${record.event_type}  ${record.resource_id}  ${result}${flag}\n`);
+    // The event's time (the account's clock, as trigger and events list show it), not when this
+    // machine received it: the two differ by as much as `sandbox clock` moved the account on.
+    process.stdout.write(`${formatDate(record.create_time)}  ${record.event_type}  ${record.resource_id}  ${result}${flag}\n`);
   }
 
   /** Polls the event history, printing (and forwarding, unsigned) each event not seen before. */
@@ -238,7 +240,7 @@ Ctrl-C (or SIGTERM) removes the subscription and exits 0.`;
     const forwardTo = this.flags['forward-to'];
     this.notice(
       `Following the event history of ${client.baseUrl} every ${POLL_INTERVAL_MS / 1000} s for ${eventTypes.join(', ')}` +
-        `${forwardTo ? `; forwarding bodies (unsigned) to ${forwardTo}` : ''}. Press Ctrl-C to stop.`,
+        `${forwardTo ? `; forwarding bodies (unsigned) to ${forwardTo}` : ''}. Times are the events' own, on the account's clock. Press Ctrl-C to stop.`,
     );
     let done = false;
     void stopped.then(() => {

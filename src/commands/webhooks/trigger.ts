@@ -52,7 +52,7 @@ Real flows: ${TRIGGERABLE_EVENT_TYPES.join(', ')}.`;
       ['Event', event.id],
       ['Type', event.event_type],
       ['Resource', eventResourceId(event)],
-      ['Time', formatDate(event.create_time)],
+      ['Time', `${formatDate(event.create_time)} (account clock)`],
       ['Simulated', this.flags.simulate ? 'yes' : 'no'],
     ]);
     return event;

@@ -271,7 +271,7 @@ export class ApiClient {
           continue;
         }
         if (error instanceof NetworkError) {
-          throw new NetworkError(`${error.message} (gave up after ${attempt} attempts)`, {
+          throw new NetworkError(`${error.message} (gave up after ${attempt} attempts). ${unreachableHint(this.baseUrl)}`, {
             attempts: attempt,
             cause: error.cause,
             ...(requestId ? { requestId } : {}),
@@ -313,4 +313,18 @@ function timeoutFromEnv(): number | undefined {
   if (!raw) return undefined;
   const value = Number.parseInt(raw, 10);
   return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** What to do when the server cannot be reached: on this machine, start one; elsewhere, check the URL. */
+export function unreachableHint(baseUrl: string): string {
+  let host = '';
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    // An unparsable URL gets the general advice.
+  }
+  const local = host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
+  return local
+    ? 'Is a server running there? Start one with `payctl serve` (it saves the "local" profile), or point --base-url / PAYCTL_BASE_URL at yours.'
+    : 'Check the base URL (--base-url, PAYCTL_BASE_URL or the profile: payctl auth list) and the network.';
 }

@@ -11,6 +11,7 @@ export const EXIT_CODES = {
   auth: 4,
   refused: 5,
   gaveUp: 6,
+  declined: 7,
   timedOut: 8,
   interrupted: 130,
 } as const;
@@ -161,7 +162,23 @@ export class UsageError extends PayctlError {
   }
 }
 
-/** The user stopped the command (Ctrl+C, or declined a confirmation) before it did anything. */
+/** The person answered No at a confirmation: nothing was sent. Not an interrupt (exit 130 is Ctrl+C). */
+export class DeclinedError extends PayctlError {
+  constructor(message = 'declined: nothing was changed') {
+    super(message);
+    this.name = 'DeclinedError';
+  }
+
+  get errorName(): string {
+    return 'DECLINED';
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES.declined;
+  }
+}
+
+/** The user stopped the command (Ctrl+C) before it finished. */
 export class InterruptedError extends PayctlError {
   constructor(message = 'interrupted') {
     super(message);

@@ -14,6 +14,7 @@ export type SandboxAccount = z.infer<typeof sandboxAccountSchema>;
 const consentSchema = z.looseObject({
   platform_client_id: z.string().optional(),
   payer_id: z.string().optional(),
+  create_time: z.string().optional(),
 });
 export type Consent = z.infer<typeof consentSchema>;
 

@@ -1,6 +1,8 @@
 // How a dispute reads at a terminal: its headline rows, a timeline of what happened, the commands
 // for the actions open now, and the whole case file that `payctl disputes get` prints.
 
+import type { ClockReading } from '../account-clock.js';
+import { wallClock } from '../account-clock.js';
 import type { Dispute } from '../api/disputes.js';
 import { colorStatus, stdoutChalk } from './colors.js';
 import { formatDate, formatMoney, type DetailRow } from './format.js';
@@ -24,8 +26,8 @@ export function nextSteps(dispute: Dispute): string[] {
   return dispute.links.flatMap((link) => NEXT_STEPS[link.rel]?.(dispute.dispute_id) ?? []);
 }
 
-/** How long until `due`, e.g. "in 9d 23h", or "overdue". */
-export function timeLeft(due: string, now = Date.now()): string {
+/** How long until `due` on the given clock, e.g. "in 9d 23h", or "overdue". */
+export function timeLeft(due: string, now: number): string {
   const ms = Date.parse(due) - now;
   if (!Number.isFinite(ms)) return '';
   if (ms <= 0) return 'overdue';
@@ -33,8 +35,14 @@ export function timeLeft(due: string, now = Date.now()): string {
   return hours >= 24 ? `in ${Math.floor(hours / 24)}d ${hours % 24}h` : `in ${hours}h ${Math.floor((ms % 3_600_000) / 60_000)}m`;
 }
 
+/** A due date with how long is left and on which clock: "2027-01-09 00:00:00Z (in 10d 0h, account clock)". */
+export function dueText(due: string, clock: ClockReading): string {
+  const left = timeLeft(due, clock.now);
+  return left ? `${formatDate(due)} (${left}, ${clock.label})` : formatDate(due);
+}
+
 /** The headline of a dispute, for `get` and for what the action commands print. */
-export function summaryRows(dispute: Dispute): DetailRow[] {
+export function summaryRows(dispute: Dispute, clock: ClockReading = wallClock()): DetailRow[] {
   const due = dispute.seller_response_due_date ?? dispute.buyer_response_due_date;
   const whose = dispute.seller_response_due_date ? 'Seller due' : 'Buyer due';
   return [
@@ -44,7 +52,7 @@ export function summaryRows(dispute: Dispute): DetailRow[] {
     ['Reason', dispute.reason],
     ['Amount', formatMoney(dispute.dispute_amount)],
     ['Outcome', dispute.dispute_outcome ? [dispute.dispute_outcome.outcome_code, formatMoney(dispute.dispute_outcome.amount_refunded)].filter(Boolean).join(' ') : undefined],
-    [whose, due ? `${formatDate(due)} (${timeLeft(due)})` : undefined],
+    [whose, due ? dueText(due, clock) : undefined],
   ];
 }
 
@@ -94,12 +102,12 @@ export function timeline(dispute: Dispute): TimelineEntry[] {
 }
 
 /** The case file: summary, disputed transaction, timeline and next steps. */
-export function caseFile(dispute: Dispute): string {
+export function caseFile(dispute: Dispute, clock: ClockReading = wallClock()): string {
   const chalk = stdoutChalk();
   const heading = (text: string) => chalk.bold(text);
   const refundable = dispute.refund_details?.allowed_refund_amount;
   const extra: DetailRow = ['Refundable', refundable ? formatMoney(refundable) : undefined];
-  const rows = [...summaryRows(dispute), extra].filter(([, value]) => value);
+  const rows = [...summaryRows(dispute, clock), extra].filter(([, value]) => value);
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = [heading('Summary')];
   for (const [label, value, kind] of rows) lines.push(`  ${label.padEnd(width)}  ${kind === 'status' && value ? colorStatus(value, chalk) : value}`);

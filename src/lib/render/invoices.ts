@@ -14,7 +14,7 @@ export function recipientOf(invoice: Invoice): string {
 
 /** The columns of every invoice table (list and search). */
 export const INVOICE_COLUMNS: ReadonlyArray<Column<Invoice>> = [
-  { header: 'Number', value: (invoice) => invoice.detail.invoice_number },
+  { header: 'Number', value: (invoice) => invoice.detail.invoice_number, id: true },
   { header: 'ID', value: (invoice) => invoice.id },
   { header: 'Recipient', value: recipientOf },
   { header: 'Status', value: (invoice) => invoice.status, status: true },

@@ -38,7 +38,7 @@ account's clock. Without --amount, what is left of the capture is disputed.`;
       },
       this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
     );
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }
 }

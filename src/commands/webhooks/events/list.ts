@@ -37,7 +37,7 @@ export default class WebhooksEventsList extends BaseCommand<typeof WebhooksEvent
       { header: 'ID', value: (event) => event.id },
       { header: 'Time', value: (event) => formatDate(event.create_time) },
       { header: 'Type', value: (event) => event.event_type },
-      { header: 'Resource', value: (event) => eventResourceId(event) },
+      { header: 'Resource', value: (event) => eventResourceId(event), id: true },
       { header: 'Summary', value: (event) => event.summary },
     ]);
     const next = list.links?.find((link) => link.rel === 'next');
