@@ -12,8 +12,11 @@ import {
   Environment,
   OrdersController,
   OrderStatus,
+  OrderTrackerStatus,
+  PatchOp,
   PaymentsController,
   RefundStatus,
+  ShipmentCarrier,
   type ApiResponse,
 } from '@paypal/paypal-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,10 +117,98 @@ async function authorizedOrder(value: string): Promise<string> {
   return authorization!.id!;
 }
 
+/** The last recorded SDK answer's status: void operations (204) have no typed result to assert on. */
+const lastStatus = () => answered.at(-1)?.status;
+
+/**
+ * orders.patchOrder, confirmOrder (confirm-payment-source), captureOrder, createOrderTracking and
+ * updateOrderTracking on one order: every orders operation the SDK offers beyond create/get/authorize.
+ */
+async function patchedConfirmedAndTracked(): Promise<{ patchedId: string; patchedCapture: string }> {
+  const unit = "/purchase_units/@reference_id=='default'";
+  const created = await sdk(
+    orders.createOrder({
+      body: {
+        intent: CheckoutPaymentIntent.Capture,
+        purchaseUnits: [
+          {
+            amount: { currencyCode: 'USD', value: '20.00', breakdown: { itemTotal: { currencyCode: 'USD', value: '20.00' } } },
+            items: [{ name: 'Boot', sku: 'BOOT-1', quantity: '1', unitAmount: { currencyCode: 'USD', value: '20.00' } }],
+            customId: 'before-patch',
+          },
+        ],
+      },
+      paypalRequestId: randomUUID(),
+      prefer: REPRESENTATION,
+    }),
+  );
+  expect(created.status).toBe(OrderStatus.Created);
+  const id = created.id!;
+  const patched = await sdk(
+    orders.patchOrder({
+      id,
+      body: [
+        { op: PatchOp.Replace, path: `${unit}/custom_id`, value: 'after-patch' },
+        { op: PatchOp.Add, path: `${unit}/invoice_id`, value: 'INV-SDK-1' },
+        {
+          op: PatchOp.Replace,
+          path: `${unit}/items`,
+          value: [
+            { name: 'Boot', sku: 'BOOT-1', quantity: '1', unit_amount: { currency_code: 'USD', value: '20.00' } },
+            { name: 'Lace', sku: 'LACE-1', quantity: '2', unit_amount: { currency_code: 'USD', value: '2.50' } },
+          ],
+        },
+        { op: PatchOp.Replace, path: `${unit}/amount`, value: { currency_code: 'USD', value: '25.00', breakdown: { item_total: { currency_code: 'USD', value: '25.00' } } } },
+      ],
+    }),
+  );
+  expect(patched).toBeUndefined();
+  expect(lastStatus()).toBe(204);
+  const afterPatch = (await sdk(orders.getOrder({ id }))).purchaseUnits?.[0];
+  expect(afterPatch?.customId).toBe('after-patch');
+  expect(afterPatch?.invoiceId).toBe('INV-SDK-1');
+  expect(afterPatch?.amount?.value).toBe('25.00');
+  expect(afterPatch?.amount?.breakdown?.itemTotal).toEqual({ currencyCode: 'USD', value: '25.00' });
+  expect(afterPatch?.items?.map((item) => [item.sku, item.quantity, item.unitAmount?.value])).toEqual([
+    ['BOOT-1', '1', '20.00'],
+    ['LACE-1', '2', '2.50'],
+  ]);
+
+  const confirmed = await sdk(orders.confirmOrder({ id, prefer: REPRESENTATION, body: { paymentSource: CARD } }));
+  expect(confirmed.status).toBe(OrderStatus.Approved);
+  expect(confirmed.paymentSource?.card?.lastDigits).toBe('1111');
+  expect((await stored(`/v2/checkout/orders/${id}`)).status).toBe('APPROVED');
+  const captured = await sdk(orders.captureOrder({ id, paypalRequestId: randomUUID(), prefer: REPRESENTATION }));
+  const capture = captured.purchaseUnits?.[0]?.payments?.captures?.[0];
+  expect(capture?.amount).toEqual({ currencyCode: 'USD', value: '25.00' });
+  expect(capture?.invoiceId).toBe('INV-SDK-1');
+
+  const tracked = await sdk(
+    orders.createOrderTracking({
+      id,
+      body: { captureId: capture!.id!, trackingNumber: '1Z999AA10123456784', carrier: ShipmentCarrier.Ups, items: [{ sku: 'LACE-1', quantity: '2' }] },
+    }),
+  );
+  expect(lastStatus()).toBe(201);
+  const tracker = tracked.purchaseUnits?.[0]?.shipping?.trackers?.[0];
+  expect(tracker?.id).toBe(`${capture!.id}-1Z999AA10123456784`);
+  expect(tracker?.status).toBe(OrderTrackerStatus.Shipped);
+  expect(tracker?.items).toEqual([{ sku: 'LACE-1', quantity: '2' }]);
+  await sdk(orders.updateOrderTracking({ id, trackerId: tracker!.id!, body: [{ op: PatchOp.Replace, path: '/items', value: [{ sku: 'BOOT-1', quantity: '1' }] }] }));
+  expect(lastStatus()).toBe(204);
+  const reItemed = await sdk(orders.getOrder({ id }));
+  expect(reItemed.purchaseUnits?.[0]?.shipping?.trackers?.[0]?.items).toEqual([{ sku: 'BOOT-1', quantity: '1' }]);
+  await sdk(orders.updateOrderTracking({ id, trackerId: tracker!.id!, body: [{ op: PatchOp.Replace, path: '/status', value: 'CANCELLED' }] }));
+  expect(lastStatus()).toBe(204);
+  const cancelled = await sdk(orders.getOrder({ id }));
+  expect(cancelled.purchaseUnits?.[0]?.shipping?.trackers?.[0]?.status).toBe(OrderTrackerStatus.Cancelled);
+  return { patchedId: id, patchedCapture: capture!.id! };
+}
+
 describe('@paypal/paypal-server-sdk against payctl serve', () => {
   // One client object for the whole flow, across a clock advance of days: its token is cached by
   // wall-clock time and must stay valid.
-  it('runs orders, authorizations, captures and refunds, with a clock advance in the middle', async () => {
+  it('runs orders (patch, confirm, track), authorizations, captures and refunds, with a clock advance in the middle', async () => {
     // Orders: create, get, authorize (three authorizations), and an order captured directly.
     const partial = await authorizedOrder('100.00');
     const toVoid = await authorizedOrder('40.00');
@@ -134,7 +225,11 @@ describe('@paypal/paypal-server-sdk against payctl serve', () => {
     const orderCapture = directCaptured.purchaseUnits?.[0]?.payments?.captures?.[0];
     expect(orderCapture?.status).toBe(CaptureStatus.Completed);
     expect(orderCapture?.amount).toEqual({ currencyCode: 'USD', value: '25.00' });
-    // TODO(issue 23 item 3): orders.patchOrder once PATCH /v2/checkout/orders/{id} exists (another branch).
+
+    // Changes before payment, the card confirmed by the merchant, then shipment tracking.
+    const { patchedId, patchedCapture } = await patchedConfirmedAndTracked();
+    expect((await stored(`/v2/checkout/orders/${patchedId}`)).purchase_units[0].shipping.trackers[0].status).toBe('CANCELLED');
+    expect(patchedCapture).toMatch(/^[A-Z0-9]+$/);
 
     // Authorizations: get, partial capture.
     const fetched = await sdk(payments.getAuthorizedPayment({ authorizationId: partial }));
