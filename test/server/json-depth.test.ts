@@ -44,6 +44,9 @@ describe('tooDeepPointer', () => {
     [`{"a":1,"b":[5,6,${nest(MAX_JSON_DEPTH)}]}`, `/b/2${'/k/0'.repeat(MAX_JSON_DEPTH / 2 - 1)}`],
     [`{"x\\\\\\"y":${'['.repeat(40)}`, `/x\\"y${'/0'.repeat(MAX_JSON_DEPTH - 1)}`],
     [`{"a":{"b":1},"c":${'{"d":'.repeat(40)}`, `/c${'/d'.repeat(MAX_JSON_DEPTH - 1)}`],
+    // An escaped quote does not end a string; an escaped backslash before a quote does.
+    [`{"a":"\\"${'['.repeat(40)}"}`, undefined],
+    [`{"a":"\\\\","b":${'['.repeat(40)}`, `/b${'/0'.repeat(MAX_JSON_DEPTH - 1)}`],
   ])('%#: %s', (text, pointer) => {
     expect(tooDeepPointer(text)).toBe(pointer);
   });
