@@ -2,7 +2,7 @@
 // would have waited for, a full queue is refused with the time to come back, the owner gets through.
 
 import { describe, expect, it } from 'vitest';
-import { CLIENT_ID_RULE, CredentialThrottle, FailureLimiter, type Admission } from '../../src/server/oauth/throttle.js';
+import { CLIENT_ID_RULE, CredentialThrottle, FailureLimiter, sourceKey, type Admission } from '../../src/server/oauth/throttle.js';
 
 const admitted = (admission: Admission) => {
   if (!admission.admitted) throw new Error(`refused, retry after ${admission.retryAfterMs} ms`);
@@ -99,5 +99,32 @@ describe('CredentialThrottle', () => {
     armed.release('failure', now + 2_050);
     const later = now + 2_050 + 15 * 60_000 + 1;
     expect(admitted(throttle.admit('client', '10.0.0.1', later)).waitMs).toBe(0);
+  });
+});
+
+describe('sourceKey', () => {
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['::ffff:127.0.0.1', '127.0.0.1'],
+    ['::1', '0:0:0:0::/64'],
+    ['2001:db8:1:2:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002::', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['fe80::1', 'fe80:0:0:0::/64'],
+  ])('%s counts as %s', (address, key) => {
+    expect(sourceKey(address)).toBe(key);
+  });
+
+  it('addresses of one /64 share one count', () => {
+    const throttle = new CredentialThrottle();
+    let now = 50_000_000;
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const admission = admitted(throttle.admit(`client-${attempt}`, `2001:db8:1:2::${attempt.toString(16)}`, now));
+      now += admission.waitMs + 10;
+      admission.release('failure', now);
+    }
+    expect(admitted(throttle.admit('client-next', '2001:db8:1:2:ffff::9', now)).waitMs).toBe(100);
+    expect(admitted(throttle.admit('client-other', '2001:db8:1:3::1', now)).waitMs).toBe(0);
   });
 });

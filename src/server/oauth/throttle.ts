@@ -1,6 +1,8 @@
 // Failed client-credential attempts, limited per client id and per source address so that guessing
 // in parallel is no faster than guessing one at a time.
 
+import { isIP } from 'node:net';
+
 /** How one key (a client id, a source address) is slowed down. */
 export interface ThrottleRule {
   /** Failures answered without delay. */
@@ -105,6 +107,21 @@ export class FailureLimiter {
   }
 }
 
+/**
+ * The source an address is counted under: an IPv4 address as it is (also when IPv4-mapped), an IPv6
+ * address by its /64, the block one host is usually given, so hopping addresses inside it is no help.
+ */
+export function sourceKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.toLowerCase().split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 /** Both limits at once: an attempt runs only when the client id and the source address both admit it. */
 export class CredentialThrottle {
   private readonly byClient: FailureLimiter;
@@ -117,13 +134,13 @@ export class CredentialThrottle {
 
   admit(clientId: string, address: string, nowMs: number): Admission {
     const client = this.byClient.plan(clientId, nowMs);
-    const source = this.byAddress.plan(address, nowMs);
+    const source = this.byAddress.plan(sourceKey(address), nowMs);
     if ('retryAfterMs' in client || 'retryAfterMs' in source) {
       return { admitted: false, retryAfterMs: Math.max('retryAfterMs' in client ? client.retryAfterMs : 0, 'retryAfterMs' in source ? source.retryAfterMs : 0) };
     }
     const slot = Math.max(client.slot, source.slot);
     const releaseClient = this.byClient.take(clientId, slot, nowMs);
-    const releaseAddress = this.byAddress.take(address, slot, nowMs);
+    const releaseAddress = this.byAddress.take(sourceKey(address), slot, nowMs);
     return {
       admitted: true,
       waitMs: slot - nowMs,
