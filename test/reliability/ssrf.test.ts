@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { guardedLookupWith } from '../../src/server/notifications/url-guard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { emitEvent, waitForDelivery } from '../server/webhooks-support.js';
-import { allowedUrls, refusedUrls } from './fixtures/addresses.js';
+import { REFUSED_IPV4, allowedUrls, ipv6Forms, refusedUrls } from './fixtures/addresses.js';
 
 const t: TestServer = await startTestServer({ memory: true });
 const figures: string[] = [];
@@ -55,11 +55,17 @@ describe('registration', () => {
 });
 
 describe('connect time', () => {
-  /** The addresses a resolver could answer with: each refused host of the table, as DNS spells it. */
-  const resolvedForms = () =>
-    refusedUrls()
+  /**
+   * The addresses a resolver could answer with: each refused address of the table as the URL parser
+   * writes it, and each IPv6 form as written in the table (resolvers print mapped forms dotted).
+   */
+  const resolvedForms = () => [
+    ...refusedUrls()
       .map(([label, url]) => [label, new URL(url).hostname.replace(/^\[|\]$/g, '')] as const)
-      .filter(([, host]) => /^[0-9.]+$|:/.test(host));
+      .filter(([, host]) => /^[0-9.]+$|:/.test(host)),
+    ...REFUSED_IPV4.flatMap(([ipv4]) => ipv6Forms(ipv4).map(([form, host]) => [`${ipv4} ${form} as written`, host.replace(/^\[|\]$/g, '')] as const)),
+    ['link-local with a zone', 'fe80::1%eth0'] as const,
+  ];
 
   function lookupThrough(addresses: LookupAddress[], hostname = 'receiver.example.test'): Promise<{ code?: string; address?: unknown }> {
     const lookup = guardedLookupWith((_name, _options, callback) => callback(null, addresses));
