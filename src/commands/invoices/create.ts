@@ -117,7 +117,7 @@ the invoice with \`payctl invoices send\`.`;
     if (f.tax) {
       const [name, percent] = f.tax.split(':');
       if (!name || !percent || !/^\d{1,3}(\.\d{1,5})?$/.test(percent)) throw new UsageError(`--tax expects "Name:percent"; got "${f.tax}"`);
-      items = items.map((item) => ({ ...item, tax: { name, percent } }));
+      items = items.map((item) => ({ ...item, tax: { name, percent: canonicalDecimal(percent) } }));
     }
     const body: Record<string, unknown> = { detail, items };
     if (info.invoicer) body.invoicer = info.invoicer;
