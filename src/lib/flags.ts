@@ -2,7 +2,7 @@
 
 import { Flags } from '@oclif/core';
 import { UsageError } from './api/errors.js';
-import { MoneyParseError, toMinorUnits, type Money } from './money.js';
+import { MoneyParseError, canonicalDecimal, toMinorUnits, type Money } from './money.js';
 
 /** The largest exponent any supported currency has: checks syntax before the currency is known. */
 const WIDEST_CURRENCY = 'BHD';
@@ -81,5 +81,5 @@ export function moneyFromFlags(amount: string, currency: string): Money {
     if (error instanceof MoneyParseError) throw new UsageError(`--amount: ${error.message}`);
     throw error;
   }
-  return { currency_code: currency, value: amount };
+  return { currency_code: currency, value: canonicalDecimal(amount) };
 }

@@ -89,6 +89,20 @@ export function toMinorUnits(value: string, currency: string): bigint {
   return sign === '-' ? -minor : minor;
 }
 
+/**
+ * The same decimal as the server's strict parser wants it: no leading zeros and a digit before the
+ * point ("05.50" -> "5.50", ".5" -> "0.5", "-0" -> "0"); other text is returned as it is, for the
+ * parser to name. Digits and trailing zeros are kept, so nothing is rounded.
+ */
+export function canonicalDecimal(text: string): string {
+  const match = /^(-?)([0-9]*)(?:\.([0-9]+))?$/.exec(text);
+  if (!match || (match[2] === '' && match[3] === undefined)) return text;
+  const [, sign = '', integer = '', fraction] = match;
+  const digits = integer.replace(/^0+(?=[0-9])/, '') || '0';
+  const zero = /^0*$/.test(digits) && /^0*$/.test(fraction ?? '');
+  return `${zero ? '' : sign}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
 /** Formats minor units as the service's decimal string: always exactly the currency's decimals. */
 export function fromMinorUnits(minor: bigint, currency: string): string {
   const exponent = currencyExponent(currency);

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { parseCsv } from './csv.js';
-import { MoneyParseError, fromMinorUnits, isSupportedCurrency, toMinorUnits } from './money.js';
+import { MoneyParseError, canonicalDecimal, fromMinorUnits, isSupportedCurrency, toMinorUnits } from './money.js';
 import type { CreatePayoutRequest, PayoutItemRequest } from './api/payouts.js';
 
 export const MAX_PAYOUT_ITEMS = 15_000;
@@ -111,7 +111,7 @@ function checkItem(raw: RawItem, defaultType: string | undefined, problems: stri
   const purpose = text(f.purpose);
   if (purpose !== undefined && !PURPOSES.includes(purpose)) problem(`purpose "${purpose}" is not one of ${PURPOSES.join(', ')}`);
   if (problems.length > before) return undefined;
-  const item: PayoutItemRequest = { recipient_type: type, amount: { currency, value }, receiver };
+  const item: PayoutItemRequest = { recipient_type: type, amount: { currency, value: canonicalDecimal(value) }, receiver };
   if (note !== undefined && note !== '') item.note = note;
   if (senderItemId !== undefined && senderItemId !== '') item.sender_item_id = senderItemId;
   if (wallet !== undefined) item.recipient_wallet = wallet;

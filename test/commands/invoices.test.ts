@@ -55,6 +55,14 @@ describe('payctl invoices create / get', { timeout: 120_000 }, () => {
     expect(got.stdout).toContain('Due\t27.06 USD');
   });
 
+  it('sends typed decimals in the canonical form the server wants (02 -> 2, .50 -> 0.50)', async () => {
+    const result = await cli('invoices', 'create', '--recipient', 'ada@example.com', '--item', 'Tea:02:.50', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const invoice = json(result);
+    expect(invoice.items[0]).toMatchObject({ quantity: '2', unit_amount: { currency_code: 'USD', value: '0.50' } });
+    expect(invoice.amount.value).toBe('1.00');
+  });
+
   it('creates from a JSON file, and from a template', async () => {
     const file = join(dir, 'invoice.json');
     writeFileSync(file, JSON.stringify({ detail: { currency_code: 'JPY' }, items: [{ name: 'Tea', quantity: '3', unit_amount: { currency_code: 'JPY', value: '333' } }] }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MoneyParseError, fromMinorUnits, parseMoney, percentOf, toMinorUnits } from '../../src/lib/money.js';
+import { MoneyParseError, canonicalDecimal, fromMinorUnits, parseMoney, percentOf, toMinorUnits } from '../../src/lib/money.js';
 
 describe('toMinorUnits / fromMinorUnits', () => {
   const roundTrips: Array<{ currency: string; input: string; minor: bigint; formatted: string }> = [
@@ -87,5 +87,27 @@ describe('percentOf', () => {
 
   it.each(cases)('$basisPoints bp of $minor = $expected', ({ minor, basisPoints, expected }) => {
     expect(percentOf(minor, basisPoints)).toBe(expected);
+  });
+});
+
+describe('canonicalDecimal', () => {
+  it.each([
+    ['12.50', '12.50'],
+    ['10', '10'],
+    ['05.50', '5.50'],
+    ['00001.00', '1.00'],
+    ['.5', '0.5'],
+    ['-.5', '-0.5'],
+    ['-0', '0'],
+    ['-0.00', '0.00'],
+    ['000', '0'],
+    ['-007', '-7'],
+    ['1.000', '1.000'],
+    ['1e3', '1e3'],
+    ['', ''],
+    ['.', '.'],
+    ['abc', 'abc'],
+  ])('%j -> %j', (text, canonical) => {
+    expect(canonicalDecimal(text)).toBe(canonical);
   });
 });

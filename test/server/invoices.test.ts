@@ -109,7 +109,7 @@ describe('create', () => {
     [{}, '/detail', 'MISSING_REQUIRED_PARAMETER'],
     [simpleInvoice('1.001'), '/items/0/unit_amount/value', 'DECIMAL_PRECISION'],
     [simpleInvoice('100', {}, 'JPY'), undefined, undefined],
-    [{ ...simpleInvoice('1.00'), items: [{ name: 'x', quantity: '0.000001', unit_amount: { currency_code: 'USD', value: '1.00' } }] }, '/items/0/quantity', 'INVALID_PARAMETER_SYNTAX'],
+    [{ ...simpleInvoice('1.00'), items: [{ name: 'x', quantity: '0.000001', unit_amount: { currency_code: 'USD', value: '1.00' } }] }, '/items/0/quantity', 'DECIMAL_PRECISION'],
     [{ ...simpleInvoice('1.00'), items: [{ name: 'x', quantity: '1', unit_amount: { currency_code: 'EUR', value: '1.00' } }] }, '/items/0/unit_amount/currency_code', 'CURRENCY_MISMATCH'],
     [simpleInvoice('1.00', { invoice_date: '2025-02-30' }), '/detail/invoice_date', 'INVALID_PARAMETER_SYNTAX'],
     [simpleInvoice('1.00', { invoice_number: 'x'.repeat(26) }), '/detail/invoice_number', 'INVALID_STRING_MAX_LENGTH'],

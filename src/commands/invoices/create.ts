@@ -5,7 +5,7 @@ import { createInvoice, type Invoice } from '../../lib/api/invoices.js';
 import { getTemplate } from '../../lib/api/templates.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { currencyFlag, requestIdFlag } from '../../lib/flags.js';
-import { MoneyParseError, toMinorUnits } from '../../lib/money.js';
+import { MoneyParseError, canonicalDecimal, toMinorUnits } from '../../lib/money.js';
 import { formatMoney } from '../../lib/render/format.js';
 
 const TERMS = ['DUE_ON_RECEIPT', 'NET_10', 'NET_15', 'NET_30', 'NET_45', 'NET_60', 'NET_90', 'NO_DUE_DATE'];
@@ -27,7 +27,7 @@ export function parseItem(text: string, currency: string): Record<string, unknow
     if (error instanceof MoneyParseError) throw new UsageError(`--item "${text}": ${error.message}`);
     throw error;
   }
-  return { name, quantity, unit_amount: { currency_code: currency, value: price } };
+  return { name, quantity: canonicalDecimal(quantity), unit_amount: { currency_code: currency, value: canonicalDecimal(price) } };
 }
 
 async function readJson(file: string): Promise<unknown> {
@@ -117,7 +117,7 @@ the invoice with \`payctl invoices send\`.`;
     if (f.tax) {
       const [name, percent] = f.tax.split(':');
       if (!name || !percent || !/^\d{1,3}(\.\d{1,5})?$/.test(percent)) throw new UsageError(`--tax expects "Name:percent"; got "${f.tax}"`);
-      items = items.map((item) => ({ ...item, tax: { name, percent } }));
+      items = items.map((item) => ({ ...item, tax: { name, percent: canonicalDecimal(percent) } }));
     }
     const body: Record<string, unknown> = { detail, items };
     if (info.invoicer) body.invoicer = info.invoicer;

@@ -3,6 +3,7 @@ import { UsageError } from '../../lib/api/errors.js';
 import { searchInvoices, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { currencyFlag } from '../../lib/flags.js';
+import { canonicalDecimal } from '../../lib/money.js';
 import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -51,8 +52,8 @@ Recipient names and business names match on part of the name; e-mail matches who
     if (f.currency) search.currency_code = f.currency;
     if (f['min-total'] && f['max-total'] && f.currency) {
       search.total_amount_range = {
-        lower_amount: { currency_code: f.currency, value: f['min-total'] },
-        upper_amount: { currency_code: f.currency, value: f['max-total'] },
+        lower_amount: { currency_code: f.currency, value: canonicalDecimal(f['min-total']) },
+        upper_amount: { currency_code: f.currency, value: canonicalDecimal(f['max-total']) },
       };
     }
     if (f.from && f.to) {

@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError, serviceError } from '../http/errors.js';
+import { nestingProblem, valueNestingProblem } from '../http/json-depth.js';
 
 export const FILE_LIMITS = {
   /** Bytes per file (10 MiB). */
@@ -108,7 +109,16 @@ export function checkFile(field: string, filename: string, mimetype: string, byt
   return { field, name, contentType: declared.contentType, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
+/** A field the plugin already parsed as JSON, refused when it is nested too deep. */
+function shallowEnough(value: unknown): unknown {
+  const tooDeep = valueNestingProblem(value);
+  if (tooDeep) throw tooDeep;
+  return value;
+}
+
 function parseInputText(text: string): unknown {
+  const tooDeep = nestingProblem(text);
+  if (tooDeep) throw tooDeep;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -153,7 +163,7 @@ export async function readActionBody(request: FastifyRequest, options: { filesAl
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        if (part.fieldname === 'input') input = typeof part.value === 'string' ? parseInputText(part.value) : part.value;
+        if (part.fieldname === 'input') input = typeof part.value === 'string' ? parseInputText(part.value) : shallowEnough(part.value);
         continue;
       }
       if (failure) {

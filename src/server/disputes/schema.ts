@@ -1,6 +1,7 @@
 // Shapes at the dispute boundaries: request bodies, and the JSON column read back from storage.
 
 import { z } from 'zod';
+import { strictDecimal } from '../http/decimals.js';
 import { deferredSchemas, portableAddressSchema } from '../http/validation.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, OUTCOME_CODES } from './states.js';
 
@@ -17,7 +18,8 @@ function build() {
 
   const moneySchema = z.object({
     currency_code: z.string().length(3),
-    value: z.string().max(32).regex(/^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/),
+    // Syntax only at the edge: the currency's decimals and the sign are checked by disputes/amounts.ts.
+    value: strictDecimal({ sign: 'any' }),
   });
   /** Evidence as sent: type and info are checked by the service, which names the dispute issue codes. */
   const evidenceInputSchema = z.object({

@@ -36,16 +36,47 @@ export interface MutationOptions {
   fingerprint?: unknown;
 }
 
-/** JSON with sorted keys, so that the same content always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+/** Text emitted as it is by canonicalJson (brackets, commas, keys), beside the values still to render. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * JSON with sorted keys, so that the same content always hashes the same. Iterative (a stack of
+ * what is left to write), so no nesting can overflow the call stack: bodies are depth-limited at
+ * the edge, but a fingerprint or params could come from elsewhere.
+ */
+export function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const value = todo.pop();
+    if (value instanceof Literal) {
+      out.push(value.text);
+    } else if (Array.isArray(value)) {
+      out.push('[');
+      todo.push(new Literal(']'));
+      for (let index = value.length - 1; index >= 0; index -= 1) {
+        todo.push(value[index]);
+        if (index > 0) todo.push(new Literal(','));
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, item]) => item !== undefined)
+        .sort(byKey);
+      out.push('{');
+      todo.push(new Literal('}'));
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, item] = entries[index] as [string, unknown];
+        todo.push(item, new Literal(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`));
+      }
+    } else {
+      out.push(JSON.stringify(value) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 export function requestHash(request: FastifyRequest, fingerprint?: unknown): string {

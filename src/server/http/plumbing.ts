@@ -3,6 +3,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, errorBody, newDebugId, serviceError } from './errors.js';
+import { nestingProblem } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -108,6 +109,12 @@ export function installPlumbing(app: FastifyInstance, routes: RouteIndex): void 
     // An empty JSON body means "no fields", as SDKs send for a full capture or refund.
     if (text.trim() === '') {
       done(null, {});
+      return;
+    }
+    // Before anything else sees the body: too deep is refused without being parsed.
+    const tooDeep = nestingProblem(text);
+    if (tooDeep) {
+      done(tooDeep, undefined);
       return;
     }
     parseJson(request, text, (error, parsed) => {

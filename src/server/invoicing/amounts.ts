@@ -31,9 +31,11 @@ export function parseScaledDecimal(text: string): bigint | undefined {
   return sign === '-' ? -scaled : scaled;
 }
 
-/** numerator / denominator rounded half away from zero; the denominator must be positive. */
+/** numerator / denominator rounded half away from zero; the denominator must not be zero. */
 export function roundDiv(numerator: bigint, denominator: bigint): bigint {
-  if (denominator <= 0n) throw new RangeError('denominator must be positive');
+  if (denominator === 0n) throw new RangeError('denominator must not be zero');
+  // A negative subtotal (a discount over its line, refused after pricing) must reach that refusal.
+  if (denominator < 0n) return roundDiv(-numerator, -denominator);
   const negative = numerator < 0n;
   const magnitude = negative ? -numerator : numerator;
   const quotient = magnitude / denominator;

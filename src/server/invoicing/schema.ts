@@ -2,13 +2,13 @@
 
 import { z } from 'zod';
 import { parseRfc3339 } from '../core/rfc3339.js';
+import { strictDecimal, type DecimalSign } from '../http/decimals.js';
 import { deferredSchemas, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
-import { MAX_DECIMALS, parseScaledDecimal } from './amounts.js';
+import { MAX_DECIMALS } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
 
 const DATE_PATTERN = /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/;
-const MONEY_VALUE = /^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/;
 
 /** A YYYY-MM-DD that exists on the calendar (no 31 April, 29 February only in leap years). */
 export function isCalendarDate(text: string): boolean {
@@ -18,20 +18,6 @@ export function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-const decimalString = (what: string, min: bigint, max: bigint, maxLength: number) =>
-  z
-    .string()
-    .max(maxLength)
-    .superRefine((text, ctx) => {
-      const scaled = parseScaledDecimal(text);
-      if (scaled === undefined) {
-        ctx.addIssue({ code: 'custom', message: `The ${what} must be a decimal with at most ${MAX_DECIMALS} decimals.`, ...issue('INVALID_PARAMETER_SYNTAX') });
-      } else if (scaled < min || scaled > max) {
-        ctx.addIssue({ code: 'custom', message: `The ${what} is out of range.`, ...issue('INVALID_PARAMETER_VALUE') });
-      }
-    });
-
-const SCALE = 100_000n;
 export const UNITS_OF_MEASURE = ['QUANTITY', 'HOURS', 'AMOUNT'] as const;
 
 export const PAYMENT_TERMS = [
@@ -97,15 +83,21 @@ function build() {
     .max(64)
     .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', ...issue('INVALID_PARAMETER_SYNTAX') });
 
-  /** Money as sent: the currency is checked to be three letters; the value's syntax, not its sense. */
-  const moneySchema = z.object({
-    currency_code: z.string().superRefine((code, ctx) => {
-      if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-    }),
-    value: z.string().max(32).regex(MONEY_VALUE, 'Expected a decimal amount.'),
-  });
-  const percentSchema = decimalString('percentage', 0n, 100n * SCALE, 10);
-  const quantitySchema = decimalString('quantity', -1_000_000n * SCALE, 1_000_000n * SCALE, 14);
+  /**
+   * Money as sent: a three-letter currency and a strict decimal with the field's sign. The currency's
+   * decimals and the 15 integer digits are checked where the amount is read in that currency (pricing.ts).
+   */
+  const moneyWith = (sign: DecimalSign) =>
+    z.object({
+      currency_code: z.string().superRefine((code, ctx) => {
+        if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
+      }),
+      value: strictDecimal({ sign }),
+    });
+  const moneySchema = moneyWith('any');
+  const percentSchema = strictDecimal({ sign: 'non-negative', maxDecimals: MAX_DECIMALS, max: '100' }, 10);
+  // Positive: a negative quantity made taxes and discounts of a line meaningless (and the tax rounding threw).
+  const quantitySchema = strictDecimal({ sign: 'positive', maxDecimals: MAX_DECIMALS, max: '1000000' }, 14);
 
   const emailSchema = z.string().min(3).max(254).regex(/^.+@[^"\-].+$/, 'Expected an e-mail address.');
 
@@ -173,13 +165,13 @@ function build() {
 
   // tax_note (spec 2.6) is kept as given and shown back.
   const taxSchema = z.object({ name: z.string().max(100), percent: percentSchema, tax_note: z.string().min(1).max(100).optional() });
-  const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneySchema.optional() });
+  const discountSchema = z.object({ percent: percentSchema.optional(), amount: moneyWith('non-negative').optional() });
 
   const itemSchema = z.object({
     name: z.string().min(1).max(200),
     description: z.string().max(1000).optional(),
     quantity: quantitySchema,
-    unit_amount: moneySchema,
+    unit_amount: moneyWith('non-negative'),
     tax: taxSchema.optional(),
     item_date: dateSchema.optional(),
     discount: discountSchema.optional(),
@@ -206,7 +198,7 @@ function build() {
 
   const partialPaymentSchema = z.object({
     allow_partial_payment: z.boolean().optional(),
-    minimum_amount_due: moneySchema.optional(),
+    minimum_amount_due: moneyWith('positive').optional(),
   });
 
   const templateConfigurationShape = {
@@ -222,7 +214,7 @@ function build() {
     breakdown: z
       .object({
         discount: z.object({ invoice_discount: discountSchema.optional() }).optional(),
-        shipping: z.object({ amount: moneySchema.optional(), tax: taxSchema.optional() }).optional(),
+        shipping: z.object({ amount: moneyWith('non-negative').optional(), tax: taxSchema.optional() }).optional(),
         custom: z.object({ label: z.string().min(1).max(50), amount: moneySchema.optional() }).optional(),
       })
       .optional(),

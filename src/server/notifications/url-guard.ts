@@ -9,37 +9,98 @@ const METADATA_HOSTS = new Set([
   'metadata.google.internal',
   'metadata.goog',
   'metadata.azure.internal',
+  'metadata.tencentyun.com',
   'instance-data',
   'instance-data.ec2.internal',
 ]);
 
-function ipv4Octets(address: string): number[] | undefined {
-  const parts = address.split('.');
-  if (parts.length !== 4) return undefined;
-  const octets = parts.map((part) => Number(part));
-  return octets.every((octet, index) => /^\d{1,3}$/.test(parts[index] ?? '') && octet <= 255) ? octets : undefined;
+/**
+ * Metadata services outside 169.254.0.0/16: Alibaba Cloud (100.100.100.200), Oracle Cloud's legacy
+ * endpoint (192.0.0.192), Azure's WireServer (168.63.129.16).
+ */
+const METADATA_IPV4 = new Set([ipv4Number(100, 100, 100, 200), ipv4Number(192, 0, 0, 192), ipv4Number(168, 63, 129, 16)]);
+
+/** IPv6 metadata services: AWS (fd00:ec2::254), Google Cloud (fd20:ce::254), Oracle Cloud (fd00:c1::a9fe:a9fe). */
+const METADATA_IPV6 = ['fd00:ec2::254', 'fd20:ce::254', 'fd00:c1::a9fe:a9fe'].map((text) => ipv6Bytes(text)?.join('.'));
+
+function ipv4Number(a: number, b: number, c: number, d: number): number {
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
-/** 169.254.0.0/16, fe80::/10, IPv4-mapped forms of the former, and the AWS IPv6 metadata address. */
+function ipv4Of(address: string): number | undefined {
+  const parts = address.split('.');
+  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return undefined;
+  const [a, b, c, d] = parts.map(Number) as [number, number, number, number];
+  return ipv4Number(a, b, c, d);
+}
+
+/** Link-local 169.254.0.0/16, or a metadata address outside it. */
+function isForbiddenIpv4(address: number): boolean {
+  return address >>> 16 === 0xa9fe || METADATA_IPV4.has(address);
+}
+
+/** The 16 bytes of an IPv6 address (with `::` and a trailing dotted quad allowed), or undefined. */
+export function ipv6Bytes(text: string): number[] | undefined {
+  if (isIP(text) !== 6) return undefined;
+  let head = text;
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1] && dotted[2]) {
+    const v4 = ipv4Of(dotted[2]);
+    if (v4 === undefined) return undefined;
+    head = dotted[1].endsWith('::') ? dotted[1] : dotted[1].slice(0, -1);
+    tail.push(v4 >>> 16, v4 & 0xffff);
+  }
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
+  const [left = '', right] = head.split('::') as [string, string | undefined];
+  const before = groups(left);
+  const after = [...(right === undefined ? [] : groups(right)), ...tail];
+  const words = right === undefined ? [...before, ...tail] : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+  if (words.length !== 8 || words.some((word) => !(word >= 0 && word <= 0xffff))) return undefined;
+  return words.flatMap((word) => [word >> 8, word & 0xff]);
+}
+
+const v4At = (bytes: readonly number[], ...at: number[]): number =>
+  ipv4Number(bytes[at[0] ?? 0] ?? 0, bytes[at[1] ?? 0] ?? 0, bytes[at[2] ?? 0] ?? 0, bytes[at[3] ?? 0] ?? 0);
+const zeros = (bytes: readonly number[], from: number, to: number): boolean => bytes.slice(from, to).every((byte) => byte === 0);
+
+/** Where RFC 6052 puts the IPv4 address after a NAT64 prefix of 32, 40, 48, 56, 64 and 96 bits (byte 8 is skipped). */
+const NAT64_LAYOUTS = [[4, 5, 6, 7], [5, 6, 7, 9], [6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12], [12, 13, 14, 15]];
+
+/**
+ * The IPv4 addresses an IPv6 address carries: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96),
+ * IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, every
+ * RFC 6052 layout), 6to4 (2002::/16), Teredo (2001::/32: server, and the client obfuscated) and
+ * ISATAP (an interface id of 0:5efe or 200:5efe).
+ */
+function embeddedIpv4(bytes: readonly number[]): number[] {
+  const found: number[] = [];
+  const last = v4At(bytes, 12, 13, 14, 15);
+  if (zeros(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) found.push(last);
+  if (zeros(bytes, 0, 12)) found.push(last);
+  if (zeros(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(bytes, 10, 12)) found.push(last);
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b) {
+    for (const layout of NAT64_LAYOUTS) found.push(v4At(bytes, ...layout));
+  }
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) found.push(v4At(bytes, 2, 3, 4, 5));
+  if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0 && bytes[3] === 0) found.push(v4At(bytes, 4, 5, 6, 7), ~last >>> 0);
+  if ((bytes[8] === 0x00 || bytes[8] === 0x02) && bytes[9] === 0 && bytes[10] === 0x5e && bytes[11] === 0xfe) found.push(last);
+  return found;
+}
+
+/**
+ * Link-local (169.254.0.0/16, fe80::/10) and cloud metadata addresses, in IPv4 and in every IPv6
+ * form that carries an IPv4 address. Loopback and private ranges are allowed (local receivers).
+ */
 export function isForbiddenAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isIP(bare) === 4) {
-    const octets = ipv4Octets(bare);
-    return octets?.[0] === 169 && octets[1] === 254;
-  }
-  if (isIP(bare) === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-    if (mapped?.[1]) return isForbiddenAddress(mapped[1]);
-    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(bare);
-    if (mappedHex?.[1] && mappedHex[2]) {
-      const high = Number.parseInt(mappedHex[1], 16);
-      return high >> 8 === 169 && (high & 0xff) === 254;
-    }
-    const first = Number.parseInt(bare.split(':')[0] || '0', 16);
-    if ((first & 0xffc0) === 0xfe80) return true;
-    return bare === 'fd00:ec2::254';
-  }
-  return false;
+  const v4 = ipv4Of(bare);
+  if (v4 !== undefined) return isIP(bare) === 4 && isForbiddenIpv4(v4);
+  const bytes = ipv6Bytes(bare);
+  if (!bytes) return false;
+  if (bytes[0] === 0xfe && ((bytes[1] ?? 0) & 0xc0) === 0x80) return true;
+  if (METADATA_IPV6.includes(bytes.join('.'))) return true;
+  return embeddedIpv4(bytes).some(isForbiddenIpv4);
 }
 
 export function isForbiddenHost(hostname: string): boolean {
@@ -72,22 +133,31 @@ export function receiverUrlProblem(text: string): ReceiverUrlProblem | undefined
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A dns.lookup for outgoing deliveries that refuses names resolving to forbidden addresses. */
-export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  if (isForbiddenHost(hostname)) {
-    callback(Object.assign(new Error(`refusing to deliver to ${hostname}`), { code: 'EFORBIDDEN' }), '');
-    return;
-  }
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '');
-    const list = addresses as LookupAddress[];
-    const bad = list.find((entry) => isForbiddenAddress(entry.address));
-    if (bad) {
-      return callback(Object.assign(new Error(`${hostname} resolves to ${bad.address}, a forbidden address`), { code: 'EFORBIDDEN' }), '');
+type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/**
+ * A dns.lookup for outgoing deliveries that refuses names resolving to forbidden addresses: the
+ * check runs on what the socket will connect to, after DNS, so a name cannot be re-pointed between
+ * registration and delivery. `resolve` is dns.lookup but for tests.
+ */
+export function guardedLookupWith(resolve: Resolver) {
+  return function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+    if (isForbiddenHost(hostname)) {
+      callback(Object.assign(new Error(`refusing to deliver to ${hostname}`), { code: 'EFORBIDDEN' }), '');
+      return;
     }
-    if (options.all) return callback(null, list);
-    const first = list[0];
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
-    return callback(null, first.address, first.family);
-  });
+    resolve(hostname, { ...options, all: true }, (error, list) => {
+      if (error) return callback(error, '');
+      const bad = list.find((entry) => isForbiddenAddress(entry.address));
+      if (bad) {
+        return callback(Object.assign(new Error(`${hostname} resolves to ${bad.address}, a forbidden address`), { code: 'EFORBIDDEN' }), '');
+      }
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      return callback(null, first.address, first.family);
+    });
+  };
 }
+
+export const guardedLookup = guardedLookupWith((hostname, options, callback) => dnsLookup(hostname, options, callback));

@@ -2,7 +2,8 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
-import { CredentialThrottle, issueToken } from './service.js';
+import { issueToken } from './service.js';
+import { CredentialThrottle } from './throttle.js';
 
 function oauthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
   return reply.code(status).send({ error, error_description: description });
@@ -33,14 +34,23 @@ export function registerOauthRoutes(app: FastifyInstance, deps: ServerDeps): voi
     if (form.grant_type !== 'client_credentials') {
       return oauthError(reply, 400, 'unsupported_grant_type', 'Grant type must be client_credentials');
     }
-    const delay = throttle.delayFor(credentials.clientId, Date.now());
-    if (delay > 0) await sleep(delay);
-    const token = await issueToken(deps, credentials.clientId, credentials.clientSecret);
-    if (!token) {
-      throttle.recordFailure(credentials.clientId, Date.now());
-      return oauthError(reply, 401, 'invalid_client', 'Client Authentication failed');
+    // The slot is taken before the secret is checked: parallel guesses wait their turn like serial ones.
+    const admission = throttle.admit(credentials.clientId, request.ip, Date.now());
+    if (!admission.admitted) {
+      const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+      reply.header('retry-after', String(seconds));
+      return oauthError(reply, 429, 'temporarily_unavailable', `Too many failed attempts for this client; retry after ${seconds} s`);
     }
-    throttle.recordSuccess(credentials.clientId);
+    let token: Awaited<ReturnType<typeof issueToken>>;
+    try {
+      if (admission.waitMs > 0) await sleep(admission.waitMs);
+      token = await issueToken(deps, credentials.clientId, credentials.clientSecret);
+    } catch (error) {
+      admission.release('neutral', Date.now());
+      throw error;
+    }
+    admission.release(token ? 'success' : 'failure', Date.now());
+    if (!token) return oauthError(reply, 401, 'invalid_client', 'Client Authentication failed');
     return reply.code(200).send(token);
   });
 }

@@ -79,28 +79,6 @@ export interface TokenResponse {
   nonce: string;
 }
 
-/** Repeated wrong secrets for one client id are answered ever more slowly (up to 2 s). */
-export class CredentialThrottle {
-  private readonly failures = new Map<string, { count: number; last: number }>();
-
-  delayFor(clientId: string, nowMs: number): number {
-    const entry = this.failures.get(clientId);
-    if (!entry || nowMs - entry.last > 15 * 60_000) return 0;
-    if (entry.count < 5) return 0;
-    return Math.min(2000, 100 * 2 ** (entry.count - 5));
-  }
-
-  recordFailure(clientId: string, nowMs: number): void {
-    const entry = this.failures.get(clientId);
-    this.failures.set(clientId, { count: (entry?.count ?? 0) + 1, last: nowMs });
-    if (this.failures.size > 10_000) this.failures.clear();
-  }
-
-  recordSuccess(clientId: string): void {
-    this.failures.delete(clientId);
-  }
-}
-
 /** Checks client credentials and issues a token; `undefined` when the credentials are wrong. */
 export async function issueToken(
   deps: ServerDeps,

@@ -1,9 +1,8 @@
 // Request bodies of the payments endpoints, and the Money shapes orders share.
 
 import { z } from 'zod';
+import { strictDecimal } from '../http/decimals.js';
 import { deferredSchemas } from '../http/validation.js';
-
-const MONEY_VALUE = /^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$/;
 
 export const BREAKDOWN_PARTS = [
   'item_total',
@@ -21,7 +20,8 @@ export type BreakdownPart = (typeof BREAKDOWN_PARTS)[number];
 function build() {
   const moneySchema = z.object({
     currency_code: z.string().length(3),
-    value: z.string().max(32).regex(MONEY_VALUE),
+    // Syntax only at the edge: sign, decimals and size are business rules here (422, payments/amounts.ts).
+    value: strictDecimal({ sign: 'any' }),
   });
 
   const breakdownSchema = z.object(

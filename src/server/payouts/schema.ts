@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { MoneyParseError, isSupportedCurrency, toMinorUnits } from '../../lib/money.js';
 import { ServiceError, type ErrorDetail } from '../http/errors.js';
+import { decimalProblem, strictDecimal } from '../http/decimals.js';
 import { deferredSchemas, queryBoolean, queryInteger, toDetails } from '../http/validation.js';
 
 export const MAX_BATCH_ITEMS = 15_000;
@@ -85,13 +86,16 @@ function build() {
   const payoutAmount = z
     .object({
       currency: z.string().regex(/^[A-Z]{3}$/, 'Expected a three-letter upper-case currency code.'),
-      value: z.string().max(32),
+      // Canonical syntax here; the currency's decimals, the size and the sign in the refinement below.
+      value: strictDecimal({ sign: 'any' }),
     })
     .superRefine((amount, ctx) => {
       if (!isSupportedCurrency(amount.currency)) {
         ctx.addIssue({ code: 'custom', path: ['currency'], message: `Currency ${amount.currency} is not supported.`, ...issue('CURRENCY_NOT_SUPPORTED') });
         return;
       }
+      // Malformed text is already named by the value's own check.
+      if (decimalProblem(amount.value, { sign: 'any' })) return;
       try {
         if (toMinorUnits(amount.value, amount.currency) <= 0n) {
           ctx.addIssue({ code: 'custom', path: ['value'], message: 'The amount must be greater than zero.', ...issue('CANNOT_BE_ZERO_OR_NEGATIVE') });
