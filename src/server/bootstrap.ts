@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fchmodSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
+import { secretToken } from './core/ids.js';
+import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { PRIVATE_FILE_MODE } from './db/file-modes.js';
 import type { Queryable, Trx } from './db/schema.js';
 import { inSerializableTransaction } from './db/transaction.js';
-import { secretToken } from './core/ids.js';
-import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 

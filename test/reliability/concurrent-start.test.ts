@@ -8,7 +8,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, startServe, tempDir, type ServeProcess } from './support/serve-process.js';
+import { DEFAULT_CREDENTIALS, REPO, startServe, tempDir, type ServeProcess } from './support/serve-process.js';
 
 const SERVERS = 8;
 const dirs: string[] = [];
@@ -63,14 +63,19 @@ function readRows<T>(dbPath: string, query: string): T[] {
 }
 
 describe(`${SERVERS} servers started at once on one new database file`, () => {
-  it('all start, with one default merchant and one set of credentials that every server accepts', async () => {
+  // Generated: the first start's secret and admin key must reach the others through the credentials
+  // file. Chosen: every start brings the same ones, and a chosen secret is checked with scrypt.
+  it.each([
+    { credentials: 'generated', chosen: undefined },
+    { credentials: 'chosen with --client-id, --client-secret and --admin-key', chosen: DEFAULT_CREDENTIALS },
+  ])('all start, with one default merchant and one set of credentials that every server accepts ($credentials)', async ({ chosen }) => {
     const dir = tempDir('concurrent-start');
     const configDir = tempDir('concurrent-start-config');
     dirs.push(dir, configDir);
     const dbPath = join(dir, 'payctl.db');
 
     const starts = await Promise.allSettled(
-      Array.from({ length: SERVERS }, () => startServe({ dbPath, generatedCredentials: true, configDir, saveProfile: true, startTimeoutMs: 60_000 })),
+      Array.from({ length: SERVERS }, () => startServe({ dbPath, ...(chosen ? { credentials: chosen } : { generatedCredentials: true }), configDir, saveProfile: true, startTimeoutMs: 60_000 })),
     );
     const servers = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
     try {
@@ -82,6 +87,7 @@ describe(`${SERVERS} servers started at once on one new database file`, () => {
       const credentialsPath = `${dbPath}.credentials.json`;
       expect(statSync(credentialsPath).mode & 0o777).toBe(0o600);
       const file = JSON.parse(readFileSync(credentialsPath, 'utf8')) as CredentialsFile;
+      if (chosen) expect(file).toMatchObject({ client_id: chosen.clientId, client_secret: chosen.clientSecret, admin_key: chosen.adminKey });
       const printed = new Set(servers.map((server) => JSON.stringify([server.payerId, server.credentials])));
       expect([...printed]).toEqual([JSON.stringify([file.payer_id, { clientId: file.client_id, clientSecret: file.client_secret, adminKey: file.admin_key }])]);
       const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')) as { profiles: Record<string, { base_url: string; client_id: string; client_secret: string }> };
