@@ -1,11 +1,15 @@
 // First-start set-up: the default merchant and app, the admin key, and the credentials file that
 // lets a restarted server print the same credentials while the database stores only hashes.
 
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
 import { secretToken } from './core/ids.js';
 import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
+import { PRIVATE_FILE_MODE } from './db/file-modes.js';
+import type { Queryable, Trx } from './db/schema.js';
+import { inSerializableTransaction } from './db/transaction.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
@@ -31,10 +35,25 @@ function readCredentialsFile(path: string | null): CredentialsFile | undefined {
   }
 }
 
+/**
+ * Written beside the file and renamed over it, 0600 from the start: a server starting on the same
+ * database reads the old file or the new one, never a half-written one.
+ */
 function writeCredentialsFile(path: string | null, content: CredentialsFile): void {
   if (!path) return;
-  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temporary, 'wx', PRIVATE_FILE_MODE);
+    try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+      writeSync(fd, `${JSON.stringify(content, null, 2)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /** The secret the webhook signing key is sealed under, as the credentials file remembers it. */
@@ -56,6 +75,8 @@ export interface BootstrapOptions {
 export interface Bootstrapped {
   credentials: AccountCredentials;
   adminKey: string;
+  /** The credentials file's, when another start wrote it first; otherwise the one passed in. */
+  signingKeySecret: Buffer;
 }
 
 /**
@@ -63,15 +84,15 @@ export interface Bootstrapped {
  * nothing and would cost every start and every admin call. A key passed with --admin-key is the
  * operator's choice of strength (document: use a long random value outside local use).
  */
-async function ensureAdminKey(deps: ServerDeps, given: string | undefined, remembered: string | undefined): Promise<string> {
-  const storedHash = await store.getSetting(deps.db, 'admin_key_sha256');
+async function ensureAdminKey(db: Queryable, given: string | undefined, remembered: string | undefined): Promise<string> {
+  const storedHash = await store.getSetting(db, 'admin_key_sha256');
   if (given !== undefined) {
-    if (storedHash !== hashToken(given)) await store.putSetting(deps.db, 'admin_key_sha256', hashToken(given));
+    if (storedHash !== hashToken(given)) await store.putSetting(db, 'admin_key_sha256', hashToken(given));
     return given;
   }
   if (remembered !== undefined && storedHash === hashToken(remembered)) return remembered;
   const fresh = `adm_${secretToken(32)}`;
-  await store.putSetting(deps.db, 'admin_key_sha256', hashToken(fresh));
+  await store.putSetting(db, 'admin_key_sha256', hashToken(fresh));
   return fresh;
 }
 
@@ -107,49 +128,100 @@ async function checkStoredSecret(options: BootstrapOptions, remembered: Credenti
   };
 }
 
+/** What the set-up decides from: the credentials file and the default merchant with its app. */
+interface Observed {
+  remembered: CredentialsFile | undefined;
+  account: store.AccountRow | undefined;
+  app: store.AppRow | undefined;
+}
+
+async function observe(db: Queryable, credentialsFile: string | null): Promise<Observed> {
+  const remembered = readCredentialsFile(credentialsFile);
+  const account = await store.findDefaultAccount(db);
+  const app = account ? await store.findDefaultApp(db, account.id) : undefined;
+  if (account && !app) throw new Error(`the default merchant ${account.id} has no app; the database is damaged`);
+  return { remembered, account, app };
+}
+
+const sameObserved = (a: Observed, b: Observed): boolean =>
+  JSON.stringify(a.remembered) === JSON.stringify(b.remembered) &&
+  a.account?.id === b.account?.id &&
+  a.app?.client_id === b.app?.client_id &&
+  a.app?.secret_hash === b.app?.secret_hash;
+
+function checkSecret(options: BootstrapOptions, observed: Observed): Promise<SecretCheck> {
+  const checking = observed.app ? checkStoredSecret(options, observed.remembered, observed.app) : freshSecret(options.clientSecret);
+  // Awaited later; until then a failure must not count as unhandled.
+  checking.catch(() => undefined);
+  return checking;
+}
+
+/** The writes, under the write lock, from what was observed under it. */
+async function writeDefaults(deps: ServerDeps, trx: Trx, options: BootstrapOptions, observed: Observed, check: SecretCheck): Promise<Bootstrapped> {
+  const { account, app, remembered } = observed;
+  let credentials: AccountCredentials;
+  if (!account || !app) {
+    credentials = await createMerchantAccount(deps, trx, {
+      email: 'merchant@payctl.local',
+      isDefault: true,
+      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+      clientSecret: check.secret,
+      ...(check.matchesStored ? {} : { secretHash: check.hash }),
+    });
+  } else {
+    const clientId = options.clientId ?? app.client_id;
+    if (!check.matchesStored) {
+      if (check.warning) options.warn(check.warning);
+      await store.updateAppCredentials(trx, app.id, clientId, check.hash);
+    }
+    credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
+  }
+  const adminKey = await ensureAdminKey(trx, options.adminKey, remembered?.admin_key);
+  // A secret another process wrote first wins over the one this process drew at start.
+  const signingKeySecret = remembered?.signing_key_secret !== undefined ? Buffer.from(remembered.signing_key_secret, 'base64url') : options.signingKeySecret;
+  // Written before the commit, under the lock: a process that takes the lock next finds the
+  // merchant and the file that holds its secrets together.
+  writeCredentialsFile(options.credentialsFile, {
+    payer_id: credentials.payer_id,
+    client_id: credentials.client_id,
+    client_secret: credentials.client_secret,
+    admin_key: adminKey,
+    signing_key_secret: signingKeySecret.toString('base64url'),
+  });
+  return { credentials, adminKey, signingKeySecret };
+}
+
+/** Start-ups that found the state changed under them before they redo the secret check under the lock. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
 /**
  * First-start set-up in two steps, so the slow part overlaps building the app: `prepareBootstrap`
  * reads what is stored and starts a chosen secret's scrypt (thread pool); the function it returns, run
  * once every domain has registered its hooks (new accounts get their templates), writes.
+ *
+ * Several servers may start at once on one database (replicas, or two `payctl serve` on one new
+ * file): the writes run under the write lock, after reading the file and the merchant again. If
+ * another start changed them in between, the lock is let go and the check redone outside it (scrypt
+ * must not hold every other start up), so every start ends up with the first one's merchant and
+ * credentials.
  */
 export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptions): Promise<() => Promise<Bootstrapped>> {
-  const remembered = readCredentialsFile(options.credentialsFile);
-  const account = await store.findDefaultAccount(deps.db);
-  const app = account ? await store.findDefaultApp(deps.db, account.id) : undefined;
-  if (account && !app) throw new Error(`the default merchant ${account.id} has no app; the database is damaged`);
-  const checking = account && app ? checkStoredSecret(options, remembered, app) : freshSecret(options.clientSecret);
-  // Awaited by the returned step; until then a failure must not count as unhandled.
-  checking.catch(() => undefined);
+  let observed = await observe(deps.db, options.credentialsFile);
+  let checking = checkSecret(options, observed);
 
   return async () => {
-    const check = await checking;
-    let credentials: AccountCredentials;
-    if (!account || !app) {
-      credentials = await deps.db.transaction().execute((trx) =>
-        createMerchantAccount(deps, trx, {
-          email: 'merchant@payctl.local',
-          isDefault: true,
-          ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
-          clientSecret: check.secret,
-          ...(check.matchesStored ? {} : { secretHash: check.hash }),
-        }),
-      );
-    } else {
-      const clientId = options.clientId ?? app.client_id;
-      if (!check.matchesStored) {
-        if (check.warning) options.warn(check.warning);
-        await store.updateAppCredentials(deps.db, app.id, clientId, check.hash);
-      }
-      credentials = { payer_id: account.id, email: account.email, client_id: clientId, client_secret: check.secret };
+    for (let attempt = 1; ; attempt += 1) {
+      const check = await checking;
+      const seen = observed;
+      const outcome = await inSerializableTransaction(deps.db, async (trx): Promise<Bootstrapped | Observed> => {
+        const current = await observe(trx, options.credentialsFile);
+        if (sameObserved(current, seen)) return writeDefaults(deps, trx, options, current, check);
+        if (attempt >= OPTIMISTIC_ATTEMPTS) return writeDefaults(deps, trx, options, current, await checkSecret(options, current));
+        return current;
+      });
+      if ('credentials' in outcome) return outcome;
+      observed = outcome;
+      checking = checkSecret(options, observed);
     }
-    const adminKey = await ensureAdminKey(deps, options.adminKey, remembered?.admin_key);
-    writeCredentialsFile(options.credentialsFile, {
-      payer_id: credentials.payer_id,
-      client_id: credentials.client_id,
-      client_secret: credentials.client_secret,
-      admin_key: adminKey,
-      signing_key_secret: options.signingKeySecret.toString('base64url'),
-    });
-    return { credentials, adminKey };
   };
 }

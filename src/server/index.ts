@@ -126,6 +126,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const account of await listAccounts(opened.db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
     const booted = await finishBootstrap();
     adminKey = booted.adminKey;
+    // Another server starting on the same new database may have written the credentials file first.
+    deps.signingKeySecret = booted.signingKeySecret;
 
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const address = app.server.address() as AddressInfo;

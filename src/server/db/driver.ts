@@ -245,8 +245,13 @@ class SingleConnectionDriver implements Driver {
     });
   }
 
-  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+  /**
+   * A serializable transaction takes the write lock at BEGIN (IMMEDIATE): its reads cannot be
+   * overtaken by another process's commit before it writes, and it waits for the lock (busy_timeout)
+   * instead of failing when it upgrades. Any other transaction begins deferred.
+   */
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(settings.isolationLevel === 'serializable' ? 'begin immediate' : 'begin'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

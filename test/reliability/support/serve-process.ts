@@ -31,6 +31,12 @@ export interface ServeOptions {
   logLevel?: 'fatal' | 'error' | 'warn' | 'info';
   /** Start without --db, with PAYCTL_DATA_DIR the folder of `dbPath` (which must end in /payctl.db): the default data folder. */
   defaultDataDir?: boolean;
+  /** Pass no credentials: the server makes them (or reads them back), and `credentials` holds what it printed. */
+  generatedCredentials?: boolean;
+  /** PAYCTL_CONFIG_DIR (and HOME) for the process, kept when it exits; by default a temporary one, removed. */
+  configDir?: string;
+  /** Let serve write the "local" profile into the config folder (by default --no-save-profile). */
+  saveProfile?: boolean;
 }
 
 export interface ServeProcess {
@@ -79,11 +85,12 @@ async function waitHealthy(url: string, deadline: number): Promise<void> {
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   assertBuilt();
   const credentials = options.credentials ?? DEFAULT_CREDENTIALS;
-  const configDir = tempDir('serve-config');
+  const configDir = options.configDir ?? tempDir('serve-config');
   const started = performance.now();
   const args = [
-    BIN, 'serve', '--port', '0', ...(options.defaultDataDir ? [] : ['--db', options.dbPath]), '--json', '--no-save-profile', '--log-level', options.logLevel ?? 'warn',
-    '--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey,
+    BIN, 'serve', '--port', '0', ...(options.defaultDataDir ? [] : ['--db', options.dbPath]), '--json', options.saveProfile ? '--save-profile' : '--no-save-profile',
+    '--log-level', options.logLevel ?? 'warn',
+    ...(options.generatedCredentials ? [] : ['--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
@@ -97,7 +104,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   const exited = new Promise<void>((done) =>
     child.once('exit', () => {
       running.delete(child);
-      rmSync(configDir, { recursive: true, force: true });
+      if (options.configDir === undefined) rmSync(configDir, { recursive: true, force: true });
       done();
     }),
   );
@@ -118,14 +125,14 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
         resolveLine(first);
       });
     });
-    const info = JSON.parse(line) as { base_url: string; payer_id: string };
+    const info = JSON.parse(line) as { base_url: string; payer_id: string; client_id: string; client_secret: string; admin_key: string };
     await waitHealthy(info.base_url, Date.now() + timeoutMs);
     child.stdout!.resume();
     return {
       child,
       url: info.base_url,
       dbPath: options.dbPath,
-      credentials,
+      credentials: options.generatedCredentials ? { clientId: info.client_id, clientSecret: info.client_secret, adminKey: info.admin_key } : credentials,
       payerId: info.payer_id,
       startMs: performance.now() - started,
       stderr: () => log,
