@@ -85,7 +85,8 @@ describe('PATCH /v2/checkout/orders/{id}', () => {
       { op: 'replace', path: `${UNIT}/amount`, value: { ...m('40.00'), breakdown: { item_total: m('40.00') } } },
     ]);
     expect(result.status).toBe(422);
-    expect(result.body.details[0]).toMatchObject({ issue: 'ITEM_TOTAL_MISMATCH', field: '/purchase_units/0/amount/breakdown/item_total/value' });
+    // Named where the request carries it: in the value of the second operation.
+    expect(result.body.details[0]).toMatchObject({ issue: 'ITEM_TOTAL_MISMATCH', field: '/1/value/breakdown/item_total/value', location: 'body' });
     const unit = (await get(id)).body.purchase_units[0];
     expect(unit.amount.value).toBe('30.00');
     expect(unit.custom_id).toBeUndefined();
@@ -120,7 +121,7 @@ describe('PATCH /v2/checkout/orders/{id}', () => {
     expect(refused.body.details[0].issue).toBe('UNSUPPORTED_INTENT');
     const unnamed = await patch(await newOrder(), [{ op: 'replace', path: '/purchase_units', value: [{ amount: m('1.00') }, { amount: m('2.00') }] }]);
     expect(unnamed.status).toBe(422);
-    expect(unnamed.body.details[0]).toMatchObject({ issue: 'REFERENCE_ID_REQUIRED', field: '/purchase_units/0/reference_id' });
+    expect(unnamed.body.details[0]).toMatchObject({ issue: 'REFERENCE_ID_REQUIRED', field: '/0/value/0/reference_id' });
   });
 
   const refusals: Array<[string, unknown, number, string, string]> = [
@@ -134,9 +135,9 @@ describe('PATCH /v2/checkout/orders/{id}', () => {
     ['replace of an absent field', [{ op: 'replace', path: `${UNIT}/invoice_id`, value: 'I-1' }], 400, 'INVALID_PATCH_OPERATION', '/0/op'],
     ['add of a present field', [{ op: 'add', path: `${UNIT}/items`, value: [] }], 400, 'INVALID_PATCH_OPERATION', '/0/op'],
     ['a move', [{ op: 'move', from: '/intent', path: `${UNIT}/custom_id` }], 400, 'INVALID_PATCH_OPERATION', '/0/op'],
-    ['a value of the wrong form', [{ op: 'replace', path: '/intent', value: 'SELL' }], 400, 'INVALID_PARAMETER_VALUE', '/intent'],
-    ['a custom_id too long', [{ op: 'add', path: `${UNIT}/custom_id`, value: 'x'.repeat(128) }], 400, 'INVALID_STRING_MAX_LENGTH', '/purchase_units/0/custom_id'],
-    ['another payee', [{ op: 'replace', path: `${UNIT}/payee/email_address`, value: 'someone@example.com' }], 422, 'PAYEE_ACCOUNT_INVALID', '/purchase_units/0/payee'],
+    ['a value of the wrong form', [{ op: 'replace', path: '/intent', value: 'SELL' }], 400, 'INVALID_PARAMETER_VALUE', '/0/value'],
+    ['a custom_id too long', [{ op: 'add', path: `${UNIT}/custom_id`, value: 'x'.repeat(128) }], 400, 'INVALID_STRING_MAX_LENGTH', '/0/value'],
+    ['another payee', [{ op: 'replace', path: `${UNIT}/payee/email_address`, value: 'someone@example.com' }], 422, 'PAYEE_ACCOUNT_INVALID', '/0/value'],
     ['an empty patch', [], 400, 'INVALID_ARRAY_MIN_ITEMS', '/'],
   ];
   it.each(refusals)('refuses %s', async (_what, body, status, issue, field) => {

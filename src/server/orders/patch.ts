@@ -1,7 +1,7 @@
 // JSON Patch of an order (PATCH /v2/checkout/orders/{id}): the paths and operations the public API
 // allows, applied to the order as it was created, then the creation rules run again on the result.
 
-import { serviceError } from '../http/errors.js';
+import { ServiceError, serviceError } from '../http/errors.js';
 import type { PatchRequest } from './schema.js';
 
 type Op = PatchRequest[number]['op'];
@@ -119,8 +119,13 @@ function invalidOperation(index: number, op: string, why: string): never {
   });
 }
 
-/** Applies every operation in order to a copy of the order and returns the copy. */
-export function applyOrderPatch(original: PatchableOrder, operations: PatchRequest): PatchableOrder {
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Applies every operation in order to a copy of the order and returns the copy. `targets`, when
+ * given, receives for each operation the pointer in the order that it set.
+ */
+export function applyOrderPatch(original: PatchableOrder, operations: PatchRequest, targets: string[] = []): PatchableOrder {
   const order = structuredClone(original);
   operations.forEach((operation, index) => {
     const { op } = operation;
@@ -128,6 +133,7 @@ export function applyOrderPatch(original: PatchableOrder, operations: PatchReque
       throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_PATH_REQUIRED', 'Each operation needs a path.', { field: `/${index}/path` });
     }
     const target = resolveTarget(order, operation.path, index);
+    targets[index] = `/${[...target.parentPath, target.member].map(escape).join('/')}`;
     if (!target.allowed.includes(op)) {
       invalidOperation(index, op, `${operation.path} allows ${target.allowed.join(', ')}.`);
     }
@@ -143,4 +149,36 @@ export function applyOrderPatch(original: PatchableOrder, operations: PatchReque
     else parent[target.member] = operation.value;
   });
   return order;
+}
+
+/**
+ * The field of an error in the patched order, named where the request carries it: a field at or
+ * below the pointer an operation set is in that operation's value (`/1/value/breakdown/...`); a
+ * field above it (a payee whose email address was replaced) is the value itself. The last
+ * operation that set it wins; a field no operation set keeps the order's pointer.
+ */
+export function fieldInRequest(field: string, targets: readonly string[]): string {
+  for (let index = targets.length - 1; index >= 0; index -= 1) {
+    const target = targets[index] as string;
+    if (field === target || field.startsWith(`${target}/`)) return `/${index}/value${field.slice(target.length)}`;
+  }
+  for (let index = targets.length - 1; index >= 0; index -= 1) {
+    if ((targets[index] as string).startsWith(`${field}/`)) return `/${index}/value`;
+  }
+  return field;
+}
+
+/** Runs a check of the patched order; its errors name the request's fields (fieldInRequest). */
+export async function checkPatched<T>(targets: readonly string[], check: () => Promise<T> | T): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    const details = error.details.map((detail) =>
+      detail.location === 'body' && typeof detail.field === 'string' && detail.field.startsWith('/')
+        ? { ...detail, field: fieldInRequest(detail.field, targets) }
+        : detail,
+    );
+    throw new ServiceError(error.errorName, details, { headers: error.headers, message: error.message, links: error.links });
+  }
 }

@@ -11,7 +11,7 @@ import { writePaymentEvent } from '../payments/events.js';
 import * as payments from '../payments/service.js';
 import { authorizationInvoiceUsed, captureInvoiceUsed } from '../payments/store.js';
 import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
-import { applyOrderPatch, type PatchableOrder } from './patch.js';
+import { applyOrderPatch, checkPatched, type PatchableOrder } from './patch.js';
 import { createOrderSchema, type ConfirmOrderBody, type CreateOrderBody, type OrderActionBody, type PatchRequest, type PaymentSourceInput } from './schema.js';
 import { assertCanTransition, assertCanUpdate, orderStatusOf, type OrderStatus } from './states.js';
 import * as store from './store.js';
@@ -128,9 +128,13 @@ export async function patchOrder(ctx: ServiceContext, id: string, operations: Pa
   const current: PatchableOrder = { intent: row.intent, purchase_units: details.purchase_units };
   if (details.payer) current.payer = details.payer;
   if (details.application_context) current.application_context = details.application_context;
-  const patched = applyOrderPatch(current, operations);
-  const body = parseWith(createOrderSchema, patched, 'body');
-  const checked = await checkedUnits(ctx, body);
+  const targets: string[] = [];
+  const patched = applyOrderPatch(current, operations, targets);
+  // The creation rules name fields of the order: the answer names them in the operations sent.
+  const { body, checked } = await checkPatched(targets, async () => {
+    const parsed = parseWith(createOrderSchema, patched, 'body');
+    return { body: parsed, checked: await checkedUnits(ctx, parsed) };
+  });
   const next: OrderDetails = { ...details, purchase_units: checked.map((unit) => unit.unit) };
   if (body.payer) next.payer = body.payer;
   else delete next.payer;
