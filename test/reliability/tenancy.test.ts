@@ -117,7 +117,9 @@ describe('another merchant and a platform without consent', () => {
     });
     record(asPlatform);
     expect(asPlatform.status, asPlatform.text.slice(0, 300)).toBe(403);
-    expect(asPlatform.body).toMatchObject({ name: 'NOT_AUTHORIZED', details: [{ issue: 'PERMISSION_DENIED', location: 'header' }] });
+    // The dispute operations name a failed permission check AUTHORIZATION_ERROR (spec 5.5), the others NOT_AUTHORIZED.
+    const refusal = route.url.startsWith('/v1/customer/disputes') ? 'AUTHORIZATION_ERROR' : 'NOT_AUTHORIZED';
+    expect(asPlatform.body).toMatchObject({ name: refusal, details: [{ issue: 'PERMISSION_DENIED', location: 'header' }] });
     expect(leaks(asPlatform, sent)).toEqual([]);
     expect(changedTables(beforePlatform, await snapshot(t.server.db)).filter((table) => !table.startsWith('webhook_dispatch_cursor'))).toEqual([]);
 
