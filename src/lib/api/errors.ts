@@ -194,12 +194,16 @@ export class InterruptedError extends PayctlError {
   }
 }
 
+/** @inquirer/prompts throws these when the user presses Ctrl+C at a prompt. */
+function isPromptInterrupt(error: Error): boolean {
+  return error.name === 'ExitPromptError' || error.name === 'AbortPromptError';
+}
+
 /** Maps any thrown value to the process exit code. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof PayctlError) return error.exitCode;
   if (!(error instanceof Error)) return EXIT_CODES.unexpected;
-  // @inquirer/prompts throws these when the user presses Ctrl+C at a prompt.
-  if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return EXIT_CODES.interrupted;
+  if (isPromptInterrupt(error)) return EXIT_CODES.interrupted;
   // oclif's parse errors and exit requests carry their code; its parse errors use 2.
   const oclifExit = (error as { oclif?: { exit?: unknown } }).oclif?.exit;
   if (typeof oclifExit === 'number') return oclifExit;
@@ -213,6 +217,8 @@ export function errorReportFor(error: unknown): ErrorReport {
     const usage = exitCodeFor(error) === EXIT_CODES.usage;
     const interrupted = exitCodeFor(error) === EXIT_CODES.interrupted;
     const name = usage ? 'USAGE_ERROR' : interrupted ? 'INTERRUPTED' : 'UNEXPECTED_ERROR';
+    // The prompt library's own wording ("User force closed the prompt with SIGINT") is not ours.
+    if (isPromptInterrupt(error)) return { name, message: 'interrupted (Ctrl+C) at the prompt' };
     return { name, message: error.message.replace(/\nSee more help with --help$/, '') };
   }
   return { name: 'UNEXPECTED_ERROR', message: String(error) };

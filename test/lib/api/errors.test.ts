@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, InterruptedError, NetworkError, TimeoutError, UsageError, exitCodeFor } from '../../../src/lib/api/errors.js';
+import { ApiError, InterruptedError, NetworkError, TimeoutError, UsageError, errorReportFor, exitCodeFor } from '../../../src/lib/api/errors.js';
 
 describe('exitCodeFor', () => {
   const api = (status: number, name = 'X') => new ApiError({ status, body: { name, message: 'm' } });
@@ -31,5 +31,13 @@ describe('exitCodeFor', () => {
     const error = new ApiError({ status: 422, body: { name: 'UNPROCESSABLE_ENTITY', message: 'no', debug_id: 'd', details: [{ issue: 'I' }] }, requestId: 'r1' });
     expect(error.report()).toMatchObject({ name: 'UNPROCESSABLE_ENTITY', debug_id: 'd', details: [{ issue: 'I' }], status: 422, request_id: 'r1' });
     expect(new ApiError({ status: 502, body: '' }).errorName).toBe('HTTP_502');
+  });
+});
+
+describe('errorReportFor', () => {
+  it('says Ctrl+C at a prompt in our words, not the prompt library\'s', () => {
+    const closed = Object.assign(new Error('User force closed the prompt with SIGINT'), { name: 'ExitPromptError' });
+    expect(errorReportFor(closed)).toEqual({ name: 'INTERRUPTED', message: 'interrupted (Ctrl+C) at the prompt' });
+    expect(errorReportFor(new Error('bug'))).toEqual({ name: 'UNEXPECTED_ERROR', message: 'bug' });
   });
 });
