@@ -15,6 +15,9 @@ const FILES = [
 ];
 const PROSE = new Set(['description', 'summary', 'externalDocs']);
 
+/** Fields whose values the files fix to a sentence (an error's message, an issue's description). */
+const FIXED_TEXT_FIELDS = new Set(['message', 'description']);
+
 function withoutProse(node) {
   if (Array.isArray(node)) return node.map(withoutProse);
   if (node === null || typeof node !== 'object') return node;
@@ -23,7 +26,29 @@ function withoutProse(node) {
   for (const [key, value] of Object.entries(node)) {
     if (PROSE.has(key) && typeof value !== 'object') continue;
     if (key === 'externalDocs') continue;
+    if (key === 'properties' && value && typeof value === 'object') {
+      out[key] = withoutFixedTexts(withoutProse(value));
+      continue;
+    }
+    // OAuth scopes map each scope to a sentence: keep the scopes, not the sentences.
+    if (key === 'scopes' && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.keys(value).map((scope) => [scope, '']));
+      continue;
+    }
     out[key] = withoutProse(value);
+  }
+  return out;
+}
+
+/** The sentences an error's message or an issue's description is fixed to are prose: the schema test does not compare them. */
+function withoutFixedTexts(properties) {
+  const out = { ...properties };
+  for (const field of FIXED_TEXT_FIELDS) {
+    const schema = out[field];
+    if (schema && typeof schema === 'object' && Array.isArray(schema.enum) && schema.enum.every((text) => typeof text === 'string' && /\s/.test(text))) {
+      const { enum: _sentences, ...rest } = schema;
+      out[field] = rest;
+    }
   }
   return out;
 }

@@ -148,7 +148,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     const { confirm } = await import('@inquirer/prompts');
     if (!(await confirm({ message, default: false }))) {
-      throw new DeclinedError('declined: nothing was changed');
+      throw new DeclinedError('nothing was changed');
     }
   }
 

@@ -315,7 +315,7 @@ describe('7. a declined confirmation', () => {
     asked.type('\r');
     const declined = await asked.done;
     expect(declined.code, declined.screen).toBe(7);
-    expect(declined.screen).toContain('DECLINED: declined: nothing was changed');
+    expect(declined.screen).toContain('DECLINED: nothing was changed');
     expect(declined.screen).not.toContain('INTERRUPTED');
     expect(await captureStatus(id)).toBe('COMPLETED');
 

@@ -49,7 +49,7 @@ describe('payctl orders track', () => {
     const text = await cli('orders', 'track', id, '--tracking-number', '1Z999', '--carrier', 'ups', '--sku', 'BOOT-1');
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.trim().split('\n');
-    expect(lines[0]).toBe('TRACKER\tSTATUS\tUNIT\tUPDATED');
+    expect(lines[0]).toBe('Tracker\tStatus\tUnit\tUpdated');
     expect(lines[1]?.split('\t').slice(0, 3)).toEqual([`${captureId}-1Z999`, 'SHIPPED', 'default']);
 
     const order = json(await cli('orders', 'track', id, '--capture-id', captureId, '--tracking-number', 'SECOND', '--carrier', 'OTHER', '--carrier-name-other', 'Courier', '--json'));

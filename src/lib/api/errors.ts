@@ -164,7 +164,7 @@ export class UsageError extends PayctlError {
 
 /** The person answered No at a confirmation: nothing was sent. Not an interrupt (exit 130 is Ctrl+C). */
 export class DeclinedError extends PayctlError {
-  constructor(message = 'declined: nothing was changed') {
+  constructor(message = 'nothing was changed') {
     super(message);
     this.name = 'DeclinedError';
   }
