@@ -265,6 +265,24 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
         expect(screen).toContain('…');
       }
     });
+
+    it(`auth list at ${width} columns: one line per profile, the long client id shortened to fit`, async () => {
+      // Two logged-in profiles with the server's real client id (80 characters: wider than the terminal at 80).
+      const profileEnv = { PAYCTL_CONFIG_DIR: join(dir, `profiles-${width}`) };
+      const { client_id: clientId, client_secret: clientSecret } = harness.server.defaultCredentials;
+      for (const name of ['default', 'a-rather-long-profile-name']) {
+        const login = await runCli(['auth', 'login', '--profile', name, '--base-url', harness.url, '--client-id', clientId, '--client-secret', clientSecret], { env: profileEnv });
+        expect(login.code, login.stderr).toBe(0);
+      }
+      const profiles = okJson<{ profiles: Array<{ name: string }> }>(await runCli(['auth', 'list', '--json'], { env: profileEnv })).profiles;
+      expect(profiles).toHaveLength(2);
+      const { code, screen } = await runInPty(['auth', 'list'], { env: profileEnv, columns: width }).done;
+      expect(code, screen).toBe(0);
+      const lines = screen.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, screen).toHaveLength(profiles.length + 1);
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(width);
+      for (const profile of profiles) expect(lines.some((line) => line.includes(` ${profile.name} `)), screen).toBe(true);
+    });
   }
 });
 

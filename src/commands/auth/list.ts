@@ -37,7 +37,9 @@ export default class AuthList extends BaseCommand<typeof AuthList> {
       { header: 'Current', value: (entry) => (entry.current ? '*' : '') },
       { header: 'Profile', value: (entry) => entry.name, id: true },
       { header: 'Base URL', value: (entry) => entry.base_url ?? '' },
-      { header: 'Client id', value: (entry) => entry.client_id ?? '' },
+      // An app's client id runs to 80 characters and is never typed from this table (--json has it whole),
+      // so on a narrow terminal it is the column that gives way.
+      { header: 'Client id', value: (entry) => entry.client_id ?? '', id: false },
       { header: 'Logged in', value: (entry) => (entry.logged_in ? 'yes' : 'no') },
     ]);
     const loggedOut = profiles.filter((entry) => !entry.logged_in).map((entry) => entry.name);
