@@ -1,7 +1,7 @@
 // Request bodies of the checkout orders endpoints (only what is needed to authorize or capture).
 
 import { z } from 'zod';
-import { deferredSchemas } from '../http/validation.js';
+import { calendarDateSchema, deferredSchemas } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
@@ -100,7 +100,7 @@ function build() {
     tracking_number: z.string().min(1).max(64),
     tracking_number_type: z.enum(['CARRIER_PROVIDED', 'E2E_PARTNER_PROVIDED']).optional(),
     status: trackingStatusSchema.default('SHIPPED'),
-    shipment_date: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/).optional(),
+    shipment_date: calendarDateSchema().optional(),
     // The published carrier list has over a thousand names: the server checks their form, not the list.
     carrier: z.string().min(1).max(64).regex(/^[0-9A-Z_]+$/),
     carrier_name_other: z.string().min(1).max(64).optional(),
