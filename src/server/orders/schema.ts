@@ -1,6 +1,7 @@
 // Request bodies of the checkout orders endpoints (only what is needed to authorize or capture).
 
 import { z } from 'zod';
+import { jsonPatchSchema } from '../http/json-patch.js';
 import { calendarDateSchema, deferredSchemas } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
 
@@ -62,17 +63,7 @@ function build() {
   const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
 
   /** JSON Patch as sent; which paths and operations apply is the service's rule (orders/patch.ts). */
-  const patchRequestSchema = z
-    .array(
-      z.object({
-        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-        path: z.string().max(1000).optional(),
-        value: z.unknown().optional(),
-        from: z.string().max(1000).optional(),
-      }),
-    )
-    .min(1)
-    .max(100);
+  const patchRequestSchema = jsonPatchSchema({ maxPathLength: 1000, maxOperations: 100 });
 
   const confirmOrderSchema = z.object({
     payment_source: paymentSourceSchema,
