@@ -95,7 +95,7 @@ export function toMinorUnits(value: string, currency: string): bigint {
  * parser to name. Digits and trailing zeros are kept, so nothing is rounded.
  */
 export function canonicalDecimal(text: string): string {
-  const match = /^(-?)([0-9]*)(?:\.([0-9]+))?$/.exec(text);
+  const match = DECIMAL_PATTERN.exec(text);
   if (!match || (match[2] === '' && match[3] === undefined)) return text;
   const [, sign = '', integer = '', fraction] = match;
   const digits = integer.replace(/^0+(?=[0-9])/, '') || '0';
