@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { addTracker, trackersOf, type Order } from '../../lib/api/orders.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
+import { formatDate } from '../../lib/render/format.js';
 
 export default class OrdersTrack extends BaseCommand<typeof OrdersTrack> {
   static override summary = "Add a shipment's tracking number to a captured order";
@@ -45,10 +46,10 @@ and the tracking number joined by "-"; change or cancel it with "payctl orders u
       flags['request-id'] ? { requestId: flags['request-id'] } : {},
     );
     this.renderTable(trackersOf(order), [
-      { header: 'TRACKER', value: (tracker) => tracker.id },
-      { header: 'STATUS', value: (tracker) => tracker.status, status: true },
-      { header: 'UNIT', value: (tracker) => tracker.reference_id },
-      { header: 'UPDATED', value: (tracker) => tracker.update_time },
+      { header: 'Tracker', value: (tracker) => tracker.id, id: true },
+      { header: 'Status', value: (tracker) => tracker.status, status: true },
+      { header: 'Unit', value: (tracker) => tracker.reference_id },
+      { header: 'Updated', value: (tracker) => formatDate(tracker.update_time) },
     ]);
     return order;
   }

@@ -3,6 +3,7 @@ import { UsageError } from '../../lib/api/errors.js';
 import { trackersOf, updateTracker, type Order } from '../../lib/api/orders.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { formatDate } from '../../lib/render/format.js';
 
 export default class OrdersUpdateTracker extends BaseCommand<typeof OrdersUpdateTracker> {
   static override summary = "Cancel a shipment tracker, or change whether the payer is notified";
@@ -46,7 +47,7 @@ can then be added again.`;
       ['Order', order.id],
       ['Tracker', this.args.tracker],
       ['Status', tracker?.status, 'status'],
-      ['Updated', tracker?.update_time],
+      ['Updated', formatDate(tracker?.update_time)],
     ]);
     return order;
   }
