@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { jsonPatchSchema } from '../http/json-patch.js';
 import { calendarDateSchema, deferredSchemas } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
+import { TRACKER_STATUSES } from './states.js';
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
 function build() {
@@ -80,11 +81,7 @@ function build() {
     upc: z.object({ type: z.string().min(1).max(5), code: z.string().min(6).max(17) }).optional(),
   });
   const trackerItemsSchema = z.array(trackerItemSchema).max(100);
-  const trackingStatusSchema = z.enum([
-    'CANCELLED', 'DELIVERED', 'LOCAL_PICKUP', 'ON_HOLD', 'SHIPPED', 'SHIPMENT_CREATED', 'DROPPED_OFF', 'IN_TRANSIT', 'RETURNED',
-    'LABEL_PRINTED', 'ERROR', 'UNCONFIRMED', 'PICKUP_FAILED', 'DELIVERY_DELAYED', 'DELIVERY_SCHEDULED', 'DELIVERY_FAILED',
-    'INRETURN', 'IN_PROCESS', 'NEW', 'VOID', 'PROCESSED', 'NOT_SHIPPED', 'COMPLETED',
-  ]);
+  const trackingStatusSchema = z.enum(TRACKER_STATUSES);
   const trackerRequestSchema = z.object({
     capture_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/),
     transaction_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/).optional(),

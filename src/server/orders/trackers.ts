@@ -11,7 +11,7 @@ import type { Resource } from '../payments/present.js';
 import { capturesOfOrder } from '../payments/store.js';
 import { parseOrderDetails } from './present.js';
 import { trackerItemsSchema, type PatchRequest, type TrackerItem, type TrackerRequest } from './schema.js';
-import { assertTrackerCanChange } from './states.js';
+import { assertTrackerCanChange, trackerStatusOf, type TrackerStatus } from './states.js';
 import * as store from './store.js';
 
 const trackerDetailsSchema = z.lazy(() =>
@@ -152,9 +152,9 @@ export async function patchTracker(ctx: ServiceContext, orderId: string, tracker
       location: 'path',
     });
   }
-  assertTrackerCanChange(row.id, row.status);
+  assertTrackerCanChange(row.id, trackerStatusOf(row.status));
   const details = trackerDetailsSchema.parse(JSON.parse(row.details));
-  let status = row.status;
+  let status: TrackerStatus = trackerStatusOf(row.status);
   operations.forEach((operation, index) => {
     const path = patchPath(operation, index);
     const allowed = TRACKER_PATHS[path];
