@@ -156,6 +156,11 @@ export function dateTimeSchema() {
     .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', params: { issue: 'INVALID_PARAMETER_SYNTAX' } });
 }
 
+/** An RFC 3339 date and time as the stored form: UTC with milliseconds, so it compares as text. */
+export function utcTimestampSchema() {
+  return dateTimeSchema().transform((text) => (parseRfc3339(text) as Date).toISOString());
+}
+
 /** The API's portable address (address_portable), shared by invoices and dispute returns. */
 export function portableAddressSchema() {
   return z.object({

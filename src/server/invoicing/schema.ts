@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { strictDecimal, type DecimalSign } from '../http/decimals.js';
-import { calendarDateSchema, dateTimeSchema, deferredSchemas, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
+import { calendarDateSchema, dateTimeSchema, deferredSchemas, utcTimestampSchema, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
@@ -303,7 +303,8 @@ function build() {
   });
 
   const dateRange = z.object({ start: dateSchema, end: dateSchema });
-  const dateTimeRange = z.object({ start: dateTimeValue, end: dateTimeValue });
+  // Compared with stored creation times, which are UTC with milliseconds.
+  const dateTimeRange = z.object({ start: utcTimestampSchema(), end: utcTimestampSchema() });
 
   const searchSchema = z.object({
     recipient_email: z.string().max(254).optional(),
