@@ -5,6 +5,7 @@
 import { Errors, type Hook } from '@oclif/core';
 import { EXIT_CODES } from '../lib/api/errors.js';
 import { drainOutput } from '../lib/drain.js';
+import { whyNoPrompt } from '../lib/prompting.js';
 import { shellLine, suggestCommand } from '../lib/suggest.js';
 
 const hook: Hook.CommandNotFound = async function (options) {
@@ -28,9 +29,9 @@ const hook: Hook.CommandNotFound = async function (options) {
     return refuse();
   }
   const line = shellLine([config.bin, ...suggestion.id.split(':'), ...suggestion.argv]);
-  const canAsk = process.stdin.isTTY && process.stdout.isTTY && !process.env.CI && !argv.includes('--no-input');
-  if (!canAsk) {
-    say(`Did you mean:\n  ${line}\nNothing was run (not asking without a terminal); you typed:\n  ${typed}`);
+  const noPrompt = whyNoPrompt(argv.includes('--no-input'));
+  if (noPrompt) {
+    say(`Did you mean:\n  ${line}\nNothing was run (not asking: ${noPrompt}); you typed:\n  ${typed}`);
     return refuse();
   }
   const { confirm } = await import('@inquirer/prompts');

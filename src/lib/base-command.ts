@@ -5,6 +5,7 @@ import { ApiClient } from './api/client.js';
 import { DeclinedError, EXIT_CODES, InterruptedError, UsageError, errorReportFor, exitCodeFor } from './api/errors.js';
 import { accountClock, wallClock, type ClockReading } from './account-clock.js';
 import { drainOutput, exitAfterDrain } from './drain.js';
+import { whyNoPrompt } from './prompting.js';
 import { configTokenCache, resolveCredentials, type ResolvedCredentials } from './config.js';
 import { renderDetail, formatErrorText, type DetailRow } from './render/format.js';
 import { renderTable, type Column } from './render/table.js';
@@ -106,9 +107,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Prompts only with a person at both ends: a terminal in and out, no CI, no --no-input. */
   protected canPrompt(): boolean {
-    if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
-    if (process.env.CI) return false;
-    return !this.#globalFlags()['no-input'];
+    return whyNoPrompt(Boolean(this.#globalFlags()['no-input'])) === undefined;
   }
 
   /** Returns the given value, or asks for it on a terminal; without one, fails naming the flag. */
@@ -214,9 +213,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   #whyNoPrompt(): string {
-    if (this.#globalFlags()['no-input']) return '--no-input was given';
-    if (process.env.CI) return 'CI is set';
-    return 'stdin or stdout is not a terminal';
+    return whyNoPrompt(Boolean(this.#globalFlags()['no-input'])) ?? 'stdin or stdout is not a terminal';
   }
 
   #installSigintHandler(): void {

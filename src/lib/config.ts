@@ -125,10 +125,12 @@ export interface LogoutOutcome {
  * profile current instead (none left: nothing is current, and commands say to log in).
  */
 export function logoutProfile(name: string): LogoutOutcome {
-  const { removed } = forgetSecret(name);
+  let removed = false;
   let wasCurrent = false;
   let current: string | undefined;
+  // One write: the secret and the current profile change together or not at all.
   writeStore((store) => {
+    removed = forgetSecretIn(store, name);
     wasCurrent = (store.current_profile ?? DEFAULT_PROFILE) === name;
     if (wasCurrent) {
       const fallback = fallbackProfile(store, name);
@@ -155,13 +157,19 @@ export function removeProfile(name: string): boolean {
 export function forgetSecret(name: string): { removed: boolean } {
   let removed = false;
   writeStore((store) => {
-    const profile = store.profiles[name];
-    if (!profile) return;
-    removed = profile.client_secret !== undefined;
-    delete profile.client_secret;
-    if (profile.base_url && profile.client_id) delete store.tokens[tokenKey(profile.base_url, profile.client_id)];
+    removed = forgetSecretIn(store, name);
   });
   return { removed };
+}
+
+/** Removes the profile's secret and cached token from `store`; whether it held a secret. */
+function forgetSecretIn(store: Store, name: string): boolean {
+  const profile = store.profiles[name];
+  if (!profile) return false;
+  const removed = profile.client_secret !== undefined;
+  delete profile.client_secret;
+  if (profile.base_url && profile.client_id) delete store.tokens[tokenKey(profile.base_url, profile.client_id)];
+  return removed;
 }
 
 /**

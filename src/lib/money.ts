@@ -95,12 +95,34 @@ export function toMinorUnits(value: string, currency: string): bigint {
  * parser to name. Digits and trailing zeros are kept, so nothing is rounded.
  */
 export function canonicalDecimal(text: string): string {
-  const match = /^(-?)([0-9]*)(?:\.([0-9]+))?$/.exec(text);
+  const match = DECIMAL_PATTERN.exec(text);
   if (!match || (match[2] === '' && match[3] === undefined)) return text;
   const [, sign = '', integer = '', fraction] = match;
   const digits = integer.replace(/^0+(?=[0-9])/, '') || '0';
   const zero = /^0*$/.test(digits) && /^0*$/.test(fraction ?? '');
   return `${zero ? '' : sign}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/** A decimal's sign, integer digits, and fraction digits without trailing zeros (they are not precision). */
+export interface DecimalParts {
+  negative: boolean;
+  integer: string;
+  fraction: string;
+}
+
+/**
+ * Canonical decimal text, the only form the server accepts (canonicalDecimal writes it): an optional
+ * minus, no leading zeros, digits on both sides of a point. Not: `.5`, `5.`, `+5`, `00001.00`, `1e3`,
+ * ` 5`, `0x10`, `1_000`.
+ */
+const CANONICAL_DECIMAL = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
+
+/** The parts of canonical decimal text, or undefined when the text is not in that form. */
+export function parseCanonicalDecimal(text: string): DecimalParts | undefined {
+  const match = CANONICAL_DECIMAL.exec(text);
+  if (!match) return undefined;
+  const [, sign = '', integer = '0', fraction = ''] = match;
+  return { negative: sign === '-', integer, fraction: fraction.replace(/0+$/, '') };
 }
 
 /** Formats minor units as the service's decimal string: always exactly the currency's decimals. */

@@ -2,12 +2,12 @@
 // lets a restarted server print the same credentials while the database stores only hashes.
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { z } from 'zod';
 import type { ServerDeps } from './core/deps.js';
 import { secretToken } from './core/ids.js';
 import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
-import { PRIVATE_FILE_MODE } from './db/file-modes.js';
+import { writeNewPrivateFile } from './db/file-modes.js';
 import type { Queryable, Trx } from './db/schema.js';
 import { inSerializableTransaction } from './db/transaction.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
@@ -43,13 +43,7 @@ function writeCredentialsFile(path: string | null, content: CredentialsFile): vo
   if (!path) return;
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    const fd = openSync(temporary, 'wx', PRIVATE_FILE_MODE);
-    try {
-      fchmodSync(fd, PRIVATE_FILE_MODE);
-      writeSync(fd, `${JSON.stringify(content, null, 2)}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    writeNewPrivateFile(temporary, `${JSON.stringify(content, null, 2)}\n`);
     renameSync(temporary, path);
   } finally {
     rmSync(temporary, { force: true });

@@ -323,6 +323,18 @@ describe('5. "did you mean" suggests and never runs unasked', () => {
     const refunds = await harness.server.db.selectFrom('refunds').select(['amount_minor']).where('capture_id', '=', id).execute();
     expect(refunds.map((refund) => refund.amount_minor)).toEqual([100n]);
   });
+
+  it('on a terminal with CI set or --no-input: does not ask, names the reason, runs nothing', async () => {
+    const id = await newCapture('20.00');
+    const ci = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env: { ...env, CI: '1' } }).done;
+    expect(ci.code, ci.screen).toBe(2);
+    expect(ci.screen).toContain('Nothing was run (not asking: CI is set)');
+    expect(ci.screen).not.toContain('(y/N)');
+    const noInput = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes', '--no-input'], { env }).done;
+    expect(noInput.code, noInput.screen).toBe(2);
+    expect(noInput.screen).toContain('Nothing was run (not asking: --no-input was given)');
+    expect(await captureStatus(id)).toBe('COMPLETED');
+  });
 });
 
 describe('7. a declined confirmation', () => {

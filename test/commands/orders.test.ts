@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { FULL } from '../server/payments-helpers.js';
 import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
+import { runInPty } from './pty.js';
 
 let harness: TestServer;
 let dir: string;
@@ -58,6 +59,16 @@ describe('payctl orders track', () => {
     expect(json(await cli('orders', 'track', id, '--tracking-number', 'X', '--carrier', 'UPS', '--json', '--request-id', 'same-1'))).toEqual(
       json(await cli('orders', 'track', id, '--tracking-number', 'X', '--carrier', 'UPS', '--json', '--request-id', 'same-1')),
     );
+  });
+
+  it('keeps the tracker id whole on an 80-column terminal, shortening the other columns', async () => {
+    const { id, captureId } = await capturedOrder();
+    const number = 'LONG-TRACKING-NUMBER-0123456789-ABCDEFGHIJ';
+    const { code, screen } = await runInPty(['orders', 'track', id, '--tracking-number', number, '--carrier', 'UPS'], { env, columns: 80 }).done;
+    expect(code, screen).toBe(0);
+    const lines = screen.split('\n').filter((line) => line.trim() !== '');
+    expect(lines[1], screen).toMatch(new RegExp(`^${captureId}-${number} `));
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
   });
 
   it('exit codes: 5 for a refused sku, 3 for an unknown order, 2 for a missing flag, with nothing on stdout', async () => {

@@ -37,7 +37,7 @@ describe('payctl webhooks lookups', () => {
 
     const listed = await cli('webhooks', 'lookups', 'list');
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout.trim().split('\n')).toEqual(['ID\tCLIENT ID', `${id}\t${harness.merchant.client_id}`]);
+    expect(listed.stdout.trim().split('\n')).toEqual(['ID\tClient id', `${id}\t${harness.merchant.client_id}`]);
     expect(json(await cli('webhooks', 'lookups', 'get', id, '--json'))).toEqual(created);
 
     const unconfirmed = await cli('webhooks', 'lookups', 'delete', id);

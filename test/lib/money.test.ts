@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MoneyParseError, canonicalDecimal, fromMinorUnits, parseMoney, percentOf, toMinorUnits } from '../../src/lib/money.js';
+import { MoneyParseError, canonicalDecimal, fromMinorUnits, parseCanonicalDecimal, parseMoney, percentOf, toMinorUnits } from '../../src/lib/money.js';
 
 describe('toMinorUnits / fromMinorUnits', () => {
   const roundTrips: Array<{ currency: string; input: string; minor: bigint; formatted: string }> = [
@@ -109,5 +109,15 @@ describe('canonicalDecimal', () => {
     ['abc', 'abc'],
   ])('%j -> %j', (text, canonical) => {
     expect(canonicalDecimal(text)).toBe(canonical);
+  });
+
+  it('writes what the server reads: every decimal toMinorUnits takes becomes canonical text of the same value', () => {
+    for (const text of ['12.50', '05.50', '.5', '-.5', '-0', '-0.00', '000', '-007', '1.000', '999999999999999.99']) {
+      const canonical = canonicalDecimal(text);
+      expect(parseCanonicalDecimal(canonical), `${text} -> ${canonical}`).toBeDefined();
+      expect(toMinorUnits(canonical, 'USD')).toBe(toMinorUnits(text, 'USD'));
+    }
+    for (const text of ['1e3', '', '.', 'abc', '05.50', '.5', '5.', '+5', '-.5']) expect(parseCanonicalDecimal(text), text).toBeUndefined();
+    expect(parseCanonicalDecimal('-12.500')).toEqual({ negative: true, integer: '12', fraction: '5' });
   });
 });

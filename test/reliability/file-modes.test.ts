@@ -7,44 +7,29 @@
 
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPrivateKey } from '../../src/server/notifications/signing.js';
-import { waitUntil } from '../server/webhooks-support.js';
+import { startReceiver, waitUntil, type Receiver, type ReceivedRequest } from '../server/webhooks-support.js';
 import { DEFAULT_CREDENTIALS, startServe, tempDir, type ServeProcess } from './support/serve-process.js';
 
 const UMASK = 0o022;
 const previousUmask = process.umask(UMASK);
 const figures: string[] = [];
 
-interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-let receiver: Server;
+type Delivery = ReceivedRequest;
+let receiver: Receiver;
 let receiverUrl: string;
-const deliveries: Delivery[] = [];
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      deliveries.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startReceiver();
+  receiverUrl = `${receiver.url}/hooks`;
 });
 
 afterAll(async () => {
   process.umask(previousUmask);
-  receiver.closeAllConnections();
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
   console.log(`file modes under umask 0${UMASK.toString(8)}: ${figures.join('; ')}`);
 });
 
@@ -76,8 +61,8 @@ async function signedDelivery(server: ServeProcess): Promise<Delivery> {
   });
   expect(simulated.status).toBe(202);
   const id = ((await simulated.json()) as { id: string }).id;
-  await waitUntil(() => deliveries.some((delivery) => delivery.body.includes(id)), 20_000, 'the simulated event');
-  const delivery = deliveries.find((candidate) => candidate.body.includes(id))!;
+  await waitUntil(() => receiver.received.some((delivery) => delivery.body.includes(id)), 20_000, 'the simulated event');
+  const delivery = receiver.received.find((candidate) => candidate.body.includes(id))!;
   // The signature verifies against the server's certificate: the sealed key is the one in use.
   const verified = await fetch(`${server.url}/v1/notifications/verify-webhook-signature`, {
     method: 'POST',

@@ -5,44 +5,15 @@
 // Host on the allow-list (the listening address, localhost on its port, the public URL's host).
 
 import { randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/lib/serve-flags.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { waitUntil } from '../server/webhooks-support.js';
+import { startReceiver, waitUntil, type Receiver } from '../server/webhooks-support.js';
 import { settle } from './fixtures/resources.js';
 
 const FOREIGN = 'attacker.example';
 const CARD = { card: { number: '4111111111111111', expiry: '2030-12' } } as const;
-
-interface Delivered {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver keeping every delivery's headers and body. */
-async function startReceiver(): Promise<{ url: string; delivered: Delivered[]; close(): Promise<void> }> {
-  const delivered: Delivered[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      delivered.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    delivered,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 interface Answer {
   status: number;
@@ -108,7 +79,7 @@ async function authorizeWithHost(t: TestServer, host: string): Promise<{ answer:
 
 describe('links under a foreign Host header (default public URL: the listening address)', () => {
   let t: TestServer;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
   beforeAll(async () => {
     t = await startTestServer({ memory: true });
     receiver = await startReceiver();
@@ -137,9 +108,9 @@ describe('links under a foreign Host header (default public URL: the listening a
     expect(links.every((href) => href.startsWith(`${t.url}/`))).toBe(true);
 
     // The event delivered to the receiver, and the certificate URL it is signed under.
-    await waitUntil(() => receiver.delivered.some((delivery) => delivery.body.includes(authId)), 15_000, 'the authorization event delivered');
-    await settle(async () => String(receiver.delivered.length));
-    const events = receiver.delivered.filter((delivery) => delivery.body.includes(authId));
+    await waitUntil(() => receiver.received.some((delivery) => delivery.body.includes(authId)), 15_000, 'the authorization event delivered');
+    await settle(async () => String(receiver.received.length));
+    const events = receiver.received.filter((delivery) => delivery.body.includes(authId));
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {
       expect(event.body).not.toContain(FOREIGN);

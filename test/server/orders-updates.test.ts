@@ -304,6 +304,7 @@ describe('shipment tracking', () => {
     ['OTHER without its name', (c) => ({ capture_id: c, tracking_number: 'T', carrier: 'OTHER' }), 400, 'MISSING_REQUIRED_PARAMETER', '/carrier_name_other'],
     ['a new CANCELLED tracker', (c) => ({ capture_id: c, tracking_number: 'T', carrier: 'UPS', status: 'CANCELLED' }), 400, 'INVALID_PARAMETER_VALUE', '/status'],
     ['a capture of another order', () => ({ capture_id: 'ABCDEF0123456789X', tracking_number: 'T', carrier: 'UPS' }), 422, 'CAPTURE_ID_NOT_FOUND', '/capture_id'],
+    ['a shipment date that is not on the calendar', (c) => ({ capture_id: c, tracking_number: 'T', carrier: 'UPS', shipment_date: '2026-02-30' }), 400, 'INVALID_PARAMETER_SYNTAX', '/shipment_date'],
     ['an item sku the order does not have', (c) => ({ capture_id: c, tracking_number: 'T', carrier: 'UPS', items: [{ sku: 'HAT' }] }), 422, 'ITEM_SKU_MISMATCH', '/items/0/sku'],
   ];
   it.each(refusals)('refuses %s', async (_what, body, status, issue, field) => {
@@ -312,6 +313,12 @@ describe('shipment tracking', () => {
     expect(result.status, result.text).toBe(status);
     expect(result.body.details[0]).toMatchObject({ issue, ...(field ? { field } : {}) });
     expect((await get(id)).body.purchase_units[0].shipping?.trackers).toBeUndefined();
+  });
+
+  it('keeps a shipment date that is on the calendar (29 February of a leap year)', async () => {
+    const { id, captureId } = await capturedOrder();
+    const result = await track(id, { capture_id: captureId, tracking_number: 'LEAP', carrier: 'UPS', shipment_date: '2028-02-29' });
+    expect(result.status, result.text).toBe(201);
   });
 
   it('refuses a capture that is not COMPLETED', async () => {

@@ -4,10 +4,19 @@
 export const RFC3339_PATTERN =
   /^([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
 
+/** RFC 3339 full-date: `YYYY-MM-DD` (whether the day exists is isCalendarDate's question). */
+export const FULL_DATE_PATTERN = /^([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/;
+
 function dayExists(year: number, month: number, day: number): boolean {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** A YYYY-MM-DD that exists on the calendar (no 31 April; 29 February only in leap years). */
+export function isCalendarDate(text: string): boolean {
+  const match = FULL_DATE_PATTERN.exec(text);
+  return match !== null && dayExists(Number(match[1]), Number(match[2]), Number(match[3]));
 }
 
 /**

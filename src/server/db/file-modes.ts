@@ -2,7 +2,7 @@
 // and credentials file 0600, whatever the umask. Other local users must not read merchants' data
 // or the key material that signs webhooks.
 
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const PRIVATE_DIRECTORY_MODE = 0o700;
@@ -21,19 +21,29 @@ export function makePrivateDirectory(directory: string): void {
   }
 }
 
-/** Creates `path` empty and 0600 when it does not exist (SQLite then gives its WAL and shared memory the same mode). */
-export function createPrivateFile(path: string): void {
-  let fd: number;
+/**
+ * Writes `content` to a new file `path` (EEXIST when there is one), 0600 whatever the umask;
+ * `sync` flushes it to the disk before it is closed.
+ */
+export function writeNewPrivateFile(path: string, content: string | Uint8Array, options: { sync?: boolean } = {}): void {
+  const fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
   try {
-    fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
-  }
-  try {
+    // open's mode passes through the umask: set it on the descriptor.
     fchmodSync(fd, PRIVATE_FILE_MODE);
+    if (typeof content === 'string') writeSync(fd, content);
+    else writeSync(fd, content);
+    if (options.sync === true) fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Creates `path` empty and 0600 when it does not exist (SQLite then gives its WAL and shared memory the same mode). */
+export function createPrivateFile(path: string): void {
+  try {
+    writeNewPrivateFile(path, '');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 

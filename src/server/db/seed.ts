@@ -6,11 +6,11 @@
 // database.
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isoSeconds } from '../core/clock.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './connection.js';
-import { PRIVATE_FILE_MODE, makePrivateDirectory } from './file-modes.js';
+import { makePrivateDirectory, writeNewPrivateFile } from './file-modes.js';
 import { migrate } from './migrate.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -65,14 +65,7 @@ export function seedFromTemplate(path: string, template: string): boolean {
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.seed`);
   try {
     makePrivateDirectory(directory);
-    const fd = openSync(temporary, 'wx', PRIVATE_FILE_MODE);
-    try {
-      fchmodSync(fd, PRIVATE_FILE_MODE);
-      writeSync(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeNewPrivateFile(temporary, bytes, { sync: true });
     linkSync(temporary, path);
   } catch {
     return false;

@@ -4,33 +4,22 @@
 import { z } from 'zod';
 import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import { ServiceError, serviceError } from '../http/errors.js';
-import { parseWith } from '../http/validation.js';
+import { serviceError } from '../http/errors.js';
+import { checkPatchOperation, patchPath, patchValue, type PatchOp } from '../http/json-patch.js';
 import { loadDispute, saveDispute } from './lifecycle.js';
 import { communicationDetailsSchema, contactEmail, type DisputePatch } from './schema.js';
 
 type Contact = { email?: string; note?: string };
 
-const PATHS: Record<string, readonly string[]> = {
+const PATHS: Record<string, readonly PatchOp[]> = {
   '/communication_details': ['add', 'replace'],
   '/communication_details/email': ['add', 'replace', 'remove'],
   '/communication_details/note': ['add', 'replace', 'remove'],
 };
 
-/** Parses a patch value, naming the field from the root of the patch document. */
-function valueOf<S extends z.ZodType>(schema: S, value: unknown, index: number): z.output<S> {
-  try {
-    return parseWith(schema, value, 'body');
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    const details = error.details.map((detail) => ({ ...detail, field: `/${index}/value${detail.field === '/' ? '' : (detail.field ?? '')}` }));
-    throw new ServiceError('INVALID_REQUEST', details);
-  }
-}
-
 function applyOperation(contact: Contact, operation: DisputePatch[number], index: number): Contact {
-  const { op, path } = operation;
-  if (path === undefined) throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_PATH_REQUIRED', 'Each operation needs a path.', { field: `/${index}/path` });
+  const { op } = operation;
+  const path = patchPath(operation, index);
   if (path.startsWith('/partner_actions')) {
     throw serviceError('NOT_AUTHORIZED', 'PERMISSION_DENIED', 'Partner actions are patched by the partner, not the seller.', { field: `/${index}/path`, value: path });
   }
@@ -41,12 +30,7 @@ function applyOperation(contact: Contact, operation: DisputePatch[number], index
       value: path,
     });
   }
-  if (!allowed.includes(op)) {
-    throw serviceError('INVALID_REQUEST', 'INVALID_PATCH_OPERATION', `${path} allows ${allowed.join(', ')}.`, { field: `/${index}/op`, value: op });
-  }
-  if (op !== 'remove' && operation.value === undefined) {
-    throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_VALUE_REQUIRED', `A ${op} operation needs a value.`, { field: `/${index}/value` });
-  }
+  checkPatchOperation(operation, index, path, allowed);
   const member = path === '/communication_details' ? undefined : (path.split('/')[2] as 'email' | 'note');
   const present = member === undefined ? contact.email !== undefined || contact.note !== undefined : contact[member] !== undefined;
   if (op !== 'add' && !present) {
@@ -55,10 +39,10 @@ function applyOperation(contact: Contact, operation: DisputePatch[number], index
       value: op,
     });
   }
-  if (member === undefined) return valueOf(communicationDetailsSchema, operation.value, index);
+  if (member === undefined) return patchValue(communicationDetailsSchema, operation.value, index);
   const next = { ...contact };
   if (op === 'remove') delete next[member];
-  else next[member] = valueOf(member === 'email' ? contactEmail : z.string().min(1).max(2000), operation.value, index);
+  else next[member] = patchValue(member === 'email' ? contactEmail : z.string().min(1).max(2000), operation.value, index);
   return next;
 }
 

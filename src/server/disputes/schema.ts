@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { strictDecimal } from '../http/decimals.js';
+import { jsonPatchSchema } from '../http/json-patch.js';
 import { deferredSchemas, portableAddressSchema } from '../http/validation.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, OUTCOME_CODES } from './states.js';
 
@@ -79,17 +80,7 @@ function build() {
   const supportingInfoSchema = z.object({ notes: note.optional() });
 
   /** PATCH: JSON Patch; the paths a seller may change are the service's rule (disputes/contact.ts). */
-  const disputePatchSchema = z
-    .array(
-      z.object({
-        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-        path: z.string().max(255).optional(),
-        value: z.unknown().optional(),
-        from: z.string().max(255).optional(),
-      }),
-    )
-    .min(1)
-    .max(10);
+  const disputePatchSchema = jsonPatchSchema({ maxPathLength: 255, maxOperations: 10 });
   const contactEmail = z.string().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/);
   const communicationDetailsSchema = z
     .object({ email: contactEmail.optional(), note: note.optional() })

@@ -1,13 +1,9 @@
-// The one strict parser for decimal text at the edge: amounts, quantities and percentages. Each field
-// names its own rules (sign, decimals, range); a refusal names the issue for a 400 on that field.
+// The one strict check of decimal text at the edge: amounts, quantities and percentages, in the
+// canonical form money.ts defines. Each field names its own rules (sign, decimals, range); a refusal
+// names the issue for a 400 on that field.
 
 import { z } from 'zod';
-
-/**
- * Canonical decimal text: an optional minus, no leading zeros, digits on both sides of a point.
- * Refused: `.5`, `5.`, `+5`, `00001.00`, `1e3`, ` 5`, `0x10`, `1_000`, and negative zero (`-0`, `-0.00`).
- */
-const STRICT_DECIMAL = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
+import { parseCanonicalDecimal, type DecimalParts } from '../../lib/money.js';
 
 export type DecimalSign = 'positive' | 'non-negative' | 'any';
 
@@ -25,25 +21,10 @@ export interface DecimalProblem {
   description: string;
 }
 
-interface Parsed {
-  negative: boolean;
-  integer: string;
-  /** Without trailing zeros. */
-  fraction: string;
-}
-
-function parse(text: string): Parsed | undefined {
-  const match = STRICT_DECIMAL.exec(text);
-  if (!match) return undefined;
-  const [, sign = '', integer = '0', fraction = ''] = match;
-  const significant = fraction.replace(/0+$/, '');
-  return { negative: sign === '-', integer, fraction: significant };
-}
-
-const isZero = (value: Parsed): boolean => value.integer === '0' && value.fraction === '';
+const isZero = (value: DecimalParts): boolean => value.integer === '0' && value.fraction === '';
 
 /** a - b as a sign (-1, 0, 1), exact for any length. */
-function compare(a: Parsed, b: Parsed): number {
+function compare(a: DecimalParts, b: DecimalParts): number {
   if (isZero(a) && isZero(b)) return 0;
   if (a.negative !== b.negative) return a.negative ? -1 : 1;
   const flip = a.negative ? -1 : 1;
@@ -57,7 +38,7 @@ function compare(a: Parsed, b: Parsed): number {
 
 /** Why `text` breaks `rule`, or undefined when it is a valid value of the field. */
 export function decimalProblem(text: string, rule: DecimalRule): DecimalProblem | undefined {
-  const value = parse(text);
+  const value = parseCanonicalDecimal(text);
   if (!value) {
     return { issue: 'INVALID_PARAMETER_SYNTAX', description: 'Expected a decimal such as 12 or 12.50: no leading zeros, digits on both sides of a point, no exponent.' };
   }
@@ -69,8 +50,8 @@ export function decimalProblem(text: string, rule: DecimalRule): DecimalProblem 
   if (rule.sign === 'positive' && (value.negative || isZero(value))) {
     return { issue: 'CANNOT_BE_ZERO_OR_NEGATIVE', description: 'The value must be greater than zero.' };
   }
-  const min = rule.min === undefined ? undefined : parse(rule.min);
-  const max = rule.max === undefined ? undefined : parse(rule.max);
+  const min = rule.min === undefined ? undefined : parseCanonicalDecimal(rule.min);
+  const max = rule.max === undefined ? undefined : parseCanonicalDecimal(rule.max);
   if ((min && compare(value, min) < 0) || (max && compare(value, max) > 0)) {
     return { issue: 'INVALID_PARAMETER_VALUE', description: `The value must be from ${rule.min ?? 'any'} to ${rule.max ?? 'any'}.` };
   }

@@ -53,7 +53,7 @@ function plainKey(request: IncomingMessage, accountId: string): string | undefin
  * anything, and given again only while the generation is the same: any row changed through this
  * connection, committed or not, and any other connection's commit makes it stale. So a kept answer
  * is always one a read made now would give. Before each use the caller's token is checked as the
- * authenticator checks it (in the token cache, unexpired on the account's clock), and the route's
+ * authenticator checks it (in the token cache, unexpired in real time), and the route's
  * own freshness test runs. Anything else (no kept answer, a token not in the token cache, another
  * header that matters) goes through Fastify as usual.
  *

@@ -1,6 +1,7 @@
 // Schema parsing at the HTTP boundary: zod issues become the service's validation details.
 
 import { z } from 'zod';
+import { FULL_DATE_PATTERN, isCalendarDate, parseRfc3339 } from '../core/rfc3339.js';
 import { ServiceError, displayValue, type ErrorDetail, type ErrorLocation } from './errors.js';
 
 /**
@@ -137,6 +138,27 @@ export function queryInteger(min: number, max: number) {
     .regex(/^-?[0-9]{1,12}$/, 'Expected an integer.')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
+}
+
+/** A date as YYYY-MM-DD that exists on the calendar (core/rfc3339.ts), kept as sent. */
+export function calendarDateSchema() {
+  return z
+    .string()
+    .regex(FULL_DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
+    .refine(isCalendarDate, { message: 'The date does not exist on the calendar.', params: { issue: 'INVALID_PARAMETER_SYNTAX' } });
+}
+
+/** An RFC 3339 date and time (core/rfc3339.ts), kept as sent. */
+export function dateTimeSchema() {
+  return z
+    .string()
+    .max(64)
+    .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', params: { issue: 'INVALID_PARAMETER_SYNTAX' } });
+}
+
+/** An RFC 3339 date and time as the stored form: UTC with milliseconds, so it compares as text. */
+export function utcTimestampSchema() {
+  return dateTimeSchema().transform((text) => (parseRfc3339(text) as Date).toISOString());
 }
 
 /** The API's portable address (address_portable), shared by invoices and dispute returns. */

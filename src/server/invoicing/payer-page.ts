@@ -1,6 +1,7 @@
 // The payer's view of a sent invoice: the page behind `recipient_view_url` and send's payer link.
 
 import { fromMinorUnits } from '../../lib/money.js';
+import { escapeHtml, htmlPage } from '../http/html.js';
 import type { InvoiceView } from './resource.js';
 import { dueMinor, statusOf } from './resource.js';
 import type { InvoiceStatus } from './states.js';
@@ -12,17 +13,9 @@ export function isVisibleToPayer(status: InvoiceStatus): boolean {
   return !UNSENT.includes(status);
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;border-bottom:1px solid #ddd}td.n,th.n{text-align:right}</style>
-</head><body>${body}</body></html>
-`;
-}
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;border-bottom:1px solid #ddd}td.n,th.n{text-align:right}';
+const page = (title: string, body: string): string => htmlPage(title, body, STYLE);
 
 function invoicerName(view: InvoiceView): string {
   const invoicer = view.stored.input.invoicer;

@@ -1,22 +1,11 @@
 // Request schemas of the invoicing API: templates, invoices, actions, list and search queries.
 
 import { z } from 'zod';
-import { parseRfc3339 } from '../core/rfc3339.js';
 import { strictDecimal, type DecimalSign } from '../http/decimals.js';
-import { deferredSchemas, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
+import { calendarDateSchema, dateTimeSchema, deferredSchemas, utcTimestampSchema, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
-
-const DATE_PATTERN = /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/;
-
-/** A YYYY-MM-DD that exists on the calendar (no 31 April, 29 February only in leap years). */
-export function isCalendarDate(text: string): boolean {
-  if (!DATE_PATTERN.test(text)) return false;
-  const [year, month, day] = text.split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
 
 export const UNITS_OF_MEASURE = ['QUANTITY', 'HOURS', 'AMOUNT'] as const;
 
@@ -72,16 +61,8 @@ export const INVOICE_STATUSES = [
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
 function build() {
-  const dateSchema = z
-    .string()
-    .regex(DATE_PATTERN, 'Expected a date as YYYY-MM-DD.')
-    .refine(isCalendarDate, { message: 'The date does not exist on the calendar.', ...issue('INVALID_PARAMETER_SYNTAX') });
-
-  const dateTimeSchema = z
-    .string()
-    .min(20)
-    .max(64)
-    .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', ...issue('INVALID_PARAMETER_SYNTAX') });
+  const dateSchema = calendarDateSchema();
+  const dateTimeValue = dateTimeSchema();
 
   /**
    * Money as sent: a three-letter currency and a strict decimal with the field's sign. The currency's
@@ -181,7 +162,7 @@ function build() {
     id: z.string().min(1).max(255).optional(),
     reference_url: z.string().min(1).max(2000).optional(),
     content_type: z.string().max(255).optional(),
-    create_time: dateTimeSchema.optional(),
+    create_time: dateTimeValue.optional(),
     size: z.string().regex(/^[0-9]+$/).optional(),
   });
 
@@ -322,7 +303,8 @@ function build() {
   });
 
   const dateRange = z.object({ start: dateSchema, end: dateSchema });
-  const dateTimeRange = z.object({ start: dateTimeSchema, end: dateTimeSchema });
+  // Compared with stored creation times, which are UTC with milliseconds.
+  const dateTimeRange = z.object({ start: utcTimestampSchema(), end: utcTimestampSchema() });
 
   const searchSchema = z.object({
     recipient_email: z.string().max(254).optional(),
@@ -356,7 +338,7 @@ function build() {
     fields: z.string().regex(/^(all|none)$/i, 'Expected "all" or "none".').optional(),
   });
   return {
-    dateSchema, dateTimeSchema, moneySchema, percentSchema, quantitySchema, emailSchema, nameSchema, addressSchema,
+    dateSchema, dateTimeValue, moneySchema, percentSchema, quantitySchema, emailSchema, nameSchema, addressSchema,
     phoneSchema, contactSchema, invoicerSchema, recipientSchema, taxSchema, discountSchema, itemSchema,
     attachmentSchema, partialPaymentSchema, amountInputSchema, templateInfoSchema, settingsSchema, templateSchema,
     invoiceDetailSchema, invoiceSchema, invoiceIdParams, templateIdParams, transactionParams, listQuerySchema,

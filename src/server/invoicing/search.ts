@@ -1,7 +1,6 @@
 // Search criteria as the store understands them, from the API's `search_data`.
 
 import { MoneyParseError, toMinorUnits } from '../../lib/money.js';
-import { parseRfc3339 } from '../core/rfc3339.js';
 import { serviceError } from '../http/errors.js';
 import type { SearchInput } from './schema.js';
 import type { InvoiceSearch } from './store.js';
@@ -52,9 +51,7 @@ export function toSearch(input: SearchInput): InvoiceSearch {
   if (input.invoice_date_range !== undefined) search.invoiceDateRange = { ...input.invoice_date_range };
   if (input.due_date_range !== undefined) search.dueDateRange = { ...input.due_date_range };
   if (input.creation_date_range !== undefined) {
-    // Stored creation times are UTC with milliseconds: compare on that form.
-    const utc = (text: string) => (parseRfc3339(text) ?? new Date(Number.NaN)).toISOString();
-    search.creationRange = { start: utc(input.creation_date_range.start), end: utc(input.creation_date_range.end) };
+    search.creationRange = { start: input.creation_date_range.start, end: input.creation_date_range.end };
   }
   return search;
 }

@@ -1,8 +1,7 @@
 // Request schemas of the notifications API.
 
 import { z } from 'zod';
-import { parseRfc3339 } from '../core/rfc3339.js';
-import { deferredSchemas, queryInteger } from '../http/validation.js';
+import { deferredSchemas, queryInteger, utcTimestampSchema } from '../http/validation.js';
 import { DELIVERY_STATUSES } from './states.js';
 
 
@@ -44,12 +43,7 @@ function build() {
   const eventPathSchema = z.object({ event_id: resourceId });
   const certPathSchema = z.object({ cert_id: resourceId });
 
-  /** An RFC 3339 time, normalised to the stored form (UTC, milliseconds) so it compares as text. */
-  const timestamp = z
-    .string()
-    .max(64)
-    .refine((text) => parseRfc3339(text) !== undefined, { message: 'Expected an RFC 3339 date and time.', params: { issue: 'INVALID_PARAMETER_SYNTAX' } })
-    .transform((text) => (parseRfc3339(text) as Date).toISOString());
+  const timestamp = utcTimestampSchema();
 
   const listEventsQuerySchema = z
     .object({

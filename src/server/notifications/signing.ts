@@ -166,12 +166,8 @@ export function signedString(transmission: Transmission, body: string | Buffer):
   return `${transmission.transmissionId}|${transmission.transmissionTime}|${transmission.webhookId}|${bodyCrc32(body)}`;
 }
 
-export function signTransmission(key: Pick<SigningKey, 'privateKey'>, transmission: Transmission, body: string | Buffer): string {
-  return sign('sha256', Buffer.from(signedString(transmission, body), 'utf8'), key.privateKey).toString('base64');
-}
-
-/** The same signature computed on the libuv thread pool: RSA signing costs milliseconds of CPU. */
-export function signTransmissionAsync(key: SigningKey, transmission: Transmission, body: string | Buffer): Promise<string> {
+/** The transmission's signature, computed on the libuv thread pool: RSA signing costs milliseconds of CPU. */
+export function signTransmissionAsync(key: Pick<SigningKey, 'privateKey'>, transmission: Transmission, body: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     sign('sha256', Buffer.from(signedString(transmission, body), 'utf8'), key.privateKey, (error, signature) => {
       if (error) reject(error);

@@ -2,6 +2,7 @@
 
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { ipv4Number, ipv4Of, ipv6Bytes } from '../core/ip-address.js';
 
 /** Host names that resolve to instance metadata services on the common clouds. */
 const METADATA_HOSTS = new Set([
@@ -23,41 +24,9 @@ const METADATA_IPV4 = new Set([ipv4Number(100, 100, 100, 200), ipv4Number(192, 0
 /** IPv6 metadata services: AWS (fd00:ec2::254), Google Cloud (fd20:ce::254), Oracle Cloud (fd00:c1::a9fe:a9fe). */
 const METADATA_IPV6 = ['fd00:ec2::254', 'fd20:ce::254', 'fd00:c1::a9fe:a9fe'].map((text) => ipv6Bytes(text)?.join('.'));
 
-function ipv4Number(a: number, b: number, c: number, d: number): number {
-  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-}
-
-function ipv4Of(address: string): number | undefined {
-  const parts = address.split('.');
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return undefined;
-  const [a, b, c, d] = parts.map(Number) as [number, number, number, number];
-  return ipv4Number(a, b, c, d);
-}
-
 /** Link-local 169.254.0.0/16, or a metadata address outside it. */
 function isForbiddenIpv4(address: number): boolean {
   return address >>> 16 === 0xa9fe || METADATA_IPV4.has(address);
-}
-
-/** The 16 bytes of an IPv6 address (with `::` and a trailing dotted quad allowed), or undefined. */
-export function ipv6Bytes(text: string): number[] | undefined {
-  if (isIP(text) !== 6) return undefined;
-  let head = text;
-  const tail: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted?.[1] && dotted[2]) {
-    const v4 = ipv4Of(dotted[2]);
-    if (v4 === undefined) return undefined;
-    head = dotted[1].endsWith('::') ? dotted[1] : dotted[1].slice(0, -1);
-    tail.push(v4 >>> 16, v4 & 0xffff);
-  }
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
-  const [left = '', right] = head.split('::') as [string, string | undefined];
-  const before = groups(left);
-  const after = [...(right === undefined ? [] : groups(right)), ...tail];
-  const words = right === undefined ? [...before, ...tail] : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
-  if (words.length !== 8 || words.some((word) => !(word >= 0 && word <= 0xffff))) return undefined;
-  return words.flatMap((word) => [word >> 8, word & 0xff]);
 }
 
 const v4At = (bytes: readonly number[], ...at: number[]): number =>

@@ -1,7 +1,7 @@
 // Failed client-credential attempts, limited per client id and per source address so that guessing
 // in parallel is no faster than guessing one at a time.
 
-import { isIP } from 'node:net';
+import { ipv6Bytes } from '../core/ip-address.js';
 
 /** How one key (a client id, a source address) is slowed down. */
 export interface ThrottleRule {
@@ -112,14 +112,12 @@ export class FailureLimiter {
  * address by its /64, the block one host is usually given, so hopping addresses inside it is no help.
  */
 export function sourceKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return mapped[1];
-  if (isIP(address) !== 6) return address;
-  const [head = '', tail] = address.toLowerCase().split('::') as [string, string | undefined];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return address;
+  const mapped = bytes.slice(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes.slice(12).join('.');
+  const groups = [0, 2, 4, 6].map((at) => (((bytes[at] ?? 0) << 8) | (bytes[at + 1] ?? 0)).toString(16));
+  return `${groups.join(':')}::/64`;
 }
 
 /** Both limits at once: an attempt runs only when the client id and the source address both admit it. */

@@ -1,19 +1,11 @@
 // The small HTML pages behind an order's approve link.
 
 import { fromMinorUnits } from '../../lib/money.js';
+import { escapeHtml, htmlPage } from '../http/html.js';
 import type { OrderRow } from './store.js';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}button{font-size:1rem;padding:.5rem 1.5rem}</style>
-</head><body>${body}</body></html>
-`;
-}
+const STYLE = 'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}button{font-size:1rem;padding:.5rem 1.5rem}';
+const page = (title: string, body: string): string => htmlPage(title, body, STYLE);
 
 export function approvalPage(row: OrderRow): string {
   const amount = `${fromMinorUnits(row.amount_minor, row.currency)} ${row.currency}`;

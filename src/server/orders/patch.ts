@@ -2,9 +2,8 @@
 // allows, applied to the order as it was created, then the creation rules run again on the result.
 
 import { ServiceError, serviceError } from '../http/errors.js';
+import { checkPatchOperation, patchPath, type PatchOp as Op } from '../http/json-patch.js';
 import type { PatchRequest } from './schema.js';
-
-type Op = PatchRequest[number]['op'];
 type Json = Record<string, unknown>;
 
 const ANY: readonly Op[] = ['replace', 'add', 'remove'];
@@ -129,22 +128,15 @@ export function applyOrderPatch(original: PatchableOrder, operations: PatchReque
   const order = structuredClone(original);
   operations.forEach((operation, index) => {
     const { op } = operation;
-    if (operation.path === undefined) {
-      throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_PATH_REQUIRED', 'Each operation needs a path.', { field: `/${index}/path` });
-    }
-    const target = resolveTarget(order, operation.path, index);
+    const path = patchPath(operation, index);
+    const target = resolveTarget(order, path, index);
     targets[index] = `/${[...target.parentPath, target.member].map(escape).join('/')}`;
-    if (!target.allowed.includes(op)) {
-      invalidOperation(index, op, `${operation.path} allows ${target.allowed.join(', ')}.`);
-    }
-    if (op !== 'remove' && operation.value === undefined) {
-      throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_VALUE_REQUIRED', `A ${op} operation needs a value.`, { field: `/${index}/value` });
-    }
+    checkPatchOperation(operation, index, path, target.allowed);
     const parent = parentOf(order, target, op === 'add');
     const present = parent !== undefined && parent[target.member] !== undefined;
-    if (op === 'add' && present) invalidOperation(index, op, `${operation.path} is already present; use replace.`);
-    if (op !== 'add' && !present) invalidOperation(index, op, `${operation.path} is not present${op === 'replace' ? '; use add' : ''}.`);
-    if (!parent) invalidOperation(index, op, `the parent of ${operation.path} is not present.`);
+    if (op === 'add' && present) invalidOperation(index, op, `${path} is already present; use replace.`);
+    if (op !== 'add' && !present) invalidOperation(index, op, `${path} is not present${op === 'replace' ? '; use add' : ''}.`);
+    if (!parent) invalidOperation(index, op, `the parent of ${path} is not present.`);
     if (op === 'remove') delete parent[target.member];
     else parent[target.member] = operation.value;
   });

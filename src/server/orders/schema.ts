@@ -1,8 +1,10 @@
 // Request bodies of the checkout orders endpoints (only what is needed to authorize or capture).
 
 import { z } from 'zod';
-import { deferredSchemas } from '../http/validation.js';
+import { jsonPatchSchema } from '../http/json-patch.js';
+import { calendarDateSchema, deferredSchemas } from '../http/validation.js';
 import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
+import { TRACKER_STATUSES } from './states.js';
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
 function build() {
@@ -62,17 +64,7 @@ function build() {
   const orderParamsSchema = z.object({ id: z.string().min(1).max(36).regex(/^[A-Z0-9]+$/) });
 
   /** JSON Patch as sent; which paths and operations apply is the service's rule (orders/patch.ts). */
-  const patchRequestSchema = z
-    .array(
-      z.object({
-        op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-        path: z.string().max(1000).optional(),
-        value: z.unknown().optional(),
-        from: z.string().max(1000).optional(),
-      }),
-    )
-    .min(1)
-    .max(100);
+  const patchRequestSchema = jsonPatchSchema({ maxPathLength: 1000, maxOperations: 100 });
 
   const confirmOrderSchema = z.object({
     payment_source: paymentSourceSchema,
@@ -89,18 +81,14 @@ function build() {
     upc: z.object({ type: z.string().min(1).max(5), code: z.string().min(6).max(17) }).optional(),
   });
   const trackerItemsSchema = z.array(trackerItemSchema).max(100);
-  const trackingStatusSchema = z.enum([
-    'CANCELLED', 'DELIVERED', 'LOCAL_PICKUP', 'ON_HOLD', 'SHIPPED', 'SHIPMENT_CREATED', 'DROPPED_OFF', 'IN_TRANSIT', 'RETURNED',
-    'LABEL_PRINTED', 'ERROR', 'UNCONFIRMED', 'PICKUP_FAILED', 'DELIVERY_DELAYED', 'DELIVERY_SCHEDULED', 'DELIVERY_FAILED',
-    'INRETURN', 'IN_PROCESS', 'NEW', 'VOID', 'PROCESSED', 'NOT_SHIPPED', 'COMPLETED',
-  ]);
+  const trackingStatusSchema = z.enum(TRACKER_STATUSES);
   const trackerRequestSchema = z.object({
     capture_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/),
     transaction_id: z.string().min(1).max(50).regex(/^[a-zA-Z0-9]*$/).optional(),
     tracking_number: z.string().min(1).max(64),
     tracking_number_type: z.enum(['CARRIER_PROVIDED', 'E2E_PARTNER_PROVIDED']).optional(),
     status: trackingStatusSchema.default('SHIPPED'),
-    shipment_date: z.string().regex(/^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])$/).optional(),
+    shipment_date: calendarDateSchema().optional(),
     // The published carrier list has over a thousand names: the server checks their form, not the list.
     carrier: z.string().min(1).max(64).regex(/^[0-9A-Z_]+$/),
     carrier_name_other: z.string().min(1).max(64).optional(),

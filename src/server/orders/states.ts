@@ -46,12 +46,51 @@ export function assertCanUpdate(current: OrderStatus): void {
   throw serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot update this order: its status is ${current} (only ${PATCHABLE.join(' or ')} orders can be updated).`);
 }
 
-/** A shipment tracker: any tracking status until it is cancelled, which is final. */
-export type TrackerStatus = string;
+/** A shipment tracker's status, as the API spells it. */
+export const TRACKER_STATUSES = [
+  'CANCELLED', 'DELIVERED', 'LOCAL_PICKUP', 'ON_HOLD', 'SHIPPED', 'SHIPMENT_CREATED', 'DROPPED_OFF', 'IN_TRANSIT', 'RETURNED',
+  'LABEL_PRINTED', 'ERROR', 'UNCONFIRMED', 'PICKUP_FAILED', 'DELIVERY_DELAYED', 'DELIVERY_SCHEDULED', 'DELIVERY_FAILED',
+  'INRETURN', 'IN_PROCESS', 'NEW', 'VOID', 'PROCESSED', 'NOT_SHIPPED', 'COMPLETED',
+] as const;
+export type TrackerStatus = (typeof TRACKER_STATUSES)[number];
 
+/** A tracker is created with any status but CANCELLED; the only change the API allows is to CANCELLED, which is final. */
+const TO_CANCELLED: readonly TrackerStatus[] = ['CANCELLED'];
+export const TRACKER_TRANSITIONS: Record<TrackerStatus, readonly TrackerStatus[]> = {
+  CANCELLED: [],
+  DELIVERED: TO_CANCELLED,
+  LOCAL_PICKUP: TO_CANCELLED,
+  ON_HOLD: TO_CANCELLED,
+  SHIPPED: TO_CANCELLED,
+  SHIPMENT_CREATED: TO_CANCELLED,
+  DROPPED_OFF: TO_CANCELLED,
+  IN_TRANSIT: TO_CANCELLED,
+  RETURNED: TO_CANCELLED,
+  LABEL_PRINTED: TO_CANCELLED,
+  ERROR: TO_CANCELLED,
+  UNCONFIRMED: TO_CANCELLED,
+  PICKUP_FAILED: TO_CANCELLED,
+  DELIVERY_DELAYED: TO_CANCELLED,
+  DELIVERY_SCHEDULED: TO_CANCELLED,
+  DELIVERY_FAILED: TO_CANCELLED,
+  INRETURN: TO_CANCELLED,
+  IN_PROCESS: TO_CANCELLED,
+  NEW: TO_CANCELLED,
+  VOID: TO_CANCELLED,
+  PROCESSED: TO_CANCELLED,
+  NOT_SHIPPED: TO_CANCELLED,
+  COMPLETED: TO_CANCELLED,
+};
+
+export function trackerStatusOf(value: string): TrackerStatus {
+  if (!(value in TRACKER_TRANSITIONS)) throw new Error(`unknown tracker status in storage: ${value}`);
+  return value as TrackerStatus;
+}
+
+/** A tracker can be patched (items, payer notice, cancelling) while it can still move, i.e. until it is CANCELLED. */
 export function assertTrackerCanChange(id: string, current: TrackerStatus): void {
-  if (current !== 'CANCELLED') return;
-  throw serviceError('UNPROCESSABLE_ENTITY', 'NOT_PATCHABLE', `Tracker ${id} is CANCELLED, which is final; add a new tracker instead.`, {
+  if (TRACKER_TRANSITIONS[current].length > 0) return;
+  throw serviceError('UNPROCESSABLE_ENTITY', 'NOT_PATCHABLE', `Tracker ${id} is ${current}, which is final; add a new tracker instead.`, {
     field: 'tracker_id',
     value: id,
     location: 'path',

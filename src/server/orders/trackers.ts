@@ -4,14 +4,14 @@
 import { z } from 'zod';
 import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import { ServiceError, notFound, serviceError } from '../http/errors.js';
+import { notFound, serviceError } from '../http/errors.js';
+import { checkPatchOperation, patchPath, patchValue, type PatchOp } from '../http/json-patch.js';
 import { link, type Link } from '../http/links.js';
-import { parseWith } from '../http/validation.js';
 import type { Resource } from '../payments/present.js';
 import { capturesOfOrder } from '../payments/store.js';
 import { parseOrderDetails } from './present.js';
 import { trackerItemsSchema, type PatchRequest, type TrackerItem, type TrackerRequest } from './schema.js';
-import { assertTrackerCanChange } from './states.js';
+import { assertTrackerCanChange, trackerStatusOf, type TrackerStatus } from './states.js';
 import * as store from './store.js';
 
 const trackerDetailsSchema = z.lazy(() =>
@@ -135,22 +135,11 @@ export async function addTracker(ctx: ServiceContext, orderId: string, input: Tr
   else await store.insertTracker(ctx.db, { id, account_id: ctx.accountId, order_id: orderId, capture_id: input.capture_id, ...changes });
 }
 
-const TRACKER_PATHS: Record<string, readonly string[]> = {
+const TRACKER_PATHS: Record<string, readonly PatchOp[]> = {
   '/items': ['replace'],
   '/notify_payer': ['replace', 'add'],
   '/status': ['replace'],
 };
-
-/** Parses a patch value, naming the field from the root of the patch document. */
-function valueOf<S extends z.ZodType>(schema: S, value: unknown, index: number): z.output<S> {
-  try {
-    return parseWith(schema, value, 'body');
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    const details = error.details.map((detail) => ({ ...detail, field: `/${index}/value${detail.field === '/' ? '' : (detail.field ?? '')}` }));
-    throw new ServiceError('INVALID_REQUEST', details);
-  }
-}
 
 /** Changes a tracker's items or payer notice, or cancels it (the only status change the API allows). */
 export async function patchTracker(ctx: ServiceContext, orderId: string, trackerId: string, operations: PatchRequest): Promise<void> {
@@ -163,12 +152,11 @@ export async function patchTracker(ctx: ServiceContext, orderId: string, tracker
       location: 'path',
     });
   }
-  assertTrackerCanChange(row.id, row.status);
+  assertTrackerCanChange(row.id, trackerStatusOf(row.status));
   const details = trackerDetailsSchema.parse(JSON.parse(row.details));
-  let status = row.status;
+  let status: TrackerStatus = trackerStatusOf(row.status);
   operations.forEach((operation, index) => {
-    const path = operation.path;
-    if (path === undefined) throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_PATH_REQUIRED', 'Each operation needs a path.', { field: `/${index}/path` });
+    const path = patchPath(operation, index);
     const allowed = TRACKER_PATHS[path];
     if (!allowed) {
       throw serviceError('UNPROCESSABLE_ENTITY', 'NOT_PATCHABLE', `${path} cannot be patched: only /items, /notify_payer and /status.`, {
@@ -176,12 +164,7 @@ export async function patchTracker(ctx: ServiceContext, orderId: string, tracker
         value: path,
       });
     }
-    if (!allowed.includes(operation.op)) {
-      throw serviceError('INVALID_REQUEST', 'INVALID_PATCH_OPERATION', `${path} allows ${allowed.join(', ')}.`, { field: `/${index}/op`, value: operation.op });
-    }
-    if (operation.value === undefined) {
-      throw serviceError('UNPROCESSABLE_ENTITY', 'PATCH_VALUE_REQUIRED', `A ${operation.op} operation needs a value.`, { field: `/${index}/value` });
-    }
+    checkPatchOperation(operation, index, path, allowed);
     if (path === '/status') {
       if (operation.value !== 'CANCELLED') {
         throw serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_VALUE', 'The only status a tracker can be patched to is CANCELLED.', {
@@ -191,9 +174,9 @@ export async function patchTracker(ctx: ServiceContext, orderId: string, tracker
       }
       status = 'CANCELLED';
     } else if (path === '/notify_payer') {
-      details.notify_payer = valueOf(z.boolean(), operation.value, index);
+      details.notify_payer = patchValue(z.boolean(), operation.value, index);
     } else {
-      const items = valueOf(trackerItemsSchema, operation.value, index);
+      const items = patchValue(trackerItemsSchema, operation.value, index);
       checkSkus(items, order.skus, `/${index}/value`);
       details.items = items;
     }

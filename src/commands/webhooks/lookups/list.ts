@@ -12,7 +12,7 @@ export default class WebhooksLookupsList extends BaseCommand<typeof WebhooksLook
     const list = await listWebhookLookups(this.client());
     this.renderTable(list.webhooks_lookups, [
       { header: 'ID', value: (lookup) => lookup.id },
-      { header: 'CLIENT ID', value: (lookup) => lookup.client_id },
+      { header: 'Client id', value: (lookup) => lookup.client_id },
     ]);
     return list;
   }
