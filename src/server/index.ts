@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG, type LifecycleHooks, type ServerConfig, type ServerDeps
 import { cryptoIds, type IdGenerator } from './core/ids.js';
 import { createScheduler } from './core/scheduler.js';
 import { MEMORY_DB, closeDatabase, openDatabase } from './db/connection.js';
-import { createGroupCommitter } from './db/group-commit.js';
+import { createSqliteStorage } from './db/sqlite-storage.js';
 import { migrate } from './db/migrate.js';
 import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
@@ -83,9 +83,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
     // Without a credentials file the secret lasts this process (a key sealed under it is remade next time).
     const signingKeySecret = rememberedSigningKeySecret(credentialsFile) ?? randomBytes(32);
+    const storage = createSqliteStorage(opened.db, { groupCommit: config.groupCommit });
     const deps: ServerDeps = {
       db: opened.db,
-      committer: createGroupCommitter(opened.db, config.groupCommit),
+      storage,
+      committer: { run: (work) => storage.transaction({ name: 'request', batch: true }, work), stats: () => storage.stats() },
       clock,
       ids: options.ids ?? cryptoIds,
       scheduler: createScheduler((name, error) => logHolder.log?.error({ err: error, job: name }, 'background job failed')),

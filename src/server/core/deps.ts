@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Committer } from '../db/group-commit.js';
 import type { Db, Queryable } from '../db/schema.js';
+import type { Storage } from '../db/storage.js';
 import type { ReadCache } from '../http/read-cache.js';
 import type { Clock } from './clock.js';
 import type { IdGenerator } from './ids.js';
@@ -57,8 +58,11 @@ export interface LifecycleHooks {
 }
 
 export interface ServerDeps {
+  /** Root handle for autocommit reads; every transaction goes through `storage.transaction`. */
   db: Db;
-  /** Runs a mutating request's transaction (group commit when enabled). */
+  /** The one way to open a transaction (db/storage.ts). */
+  storage: Storage;
+  /** Runs a mutating request's transaction: `storage.transaction` with `batch` (group commit when enabled). */
   committer: Committer;
   clock: Clock;
   ids: IdGenerator;

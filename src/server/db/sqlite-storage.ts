@@ -1,0 +1,26 @@
+// Storage on SQLite: group commit for request transactions, BEGIN IMMEDIATE for exclusive ones.
+
+import { markTransactionScope } from './driver.js';
+import { createGroupCommitter } from './group-commit.js';
+import type { Db, Trx } from './schema.js';
+import type { Storage, TxOptions } from './storage.js';
+
+export function createSqliteStorage(db: Db, options: { groupCommit: boolean }): Storage {
+  const committer = createGroupCommitter(db, options.groupCommit);
+  return {
+    dialect: 'sqlite',
+    db,
+    transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
+      // Returned as is: a request pays no promise hop over group commit's own path.
+      if (opts.batch === true) {
+        // A batch is one deferred transaction shared by many requests; none of them can make it IMMEDIATE.
+        if (opts.exclusive === true) return Promise.reject(new Error(`transaction ${opts.name}: batch and exclusive cannot be combined`));
+        return committer.run(work);
+      }
+      // The driver maps `serializable` to BEGIN IMMEDIATE (driver.ts beginTransaction).
+      const builder = opts.exclusive === true ? db.transaction().setIsolationLevel('serializable') : db.transaction();
+      return builder.execute((trx) => markTransactionScope(() => work(trx)));
+    },
+    stats: () => committer.stats(),
+  };
+}
