@@ -9,7 +9,6 @@ import { secretToken } from './core/ids.js';
 import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from './core/secrets.js';
 import { writeNewPrivateFile } from './db/file-modes.js';
 import type { Queryable, Trx } from './db/schema.js';
-import { inSerializableTransaction } from './db/transaction.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
@@ -207,7 +206,7 @@ export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptio
     for (let attempt = 1; ; attempt += 1) {
       const check = await checking;
       const seen = observed;
-      const outcome = await inSerializableTransaction(deps.db, async (trx): Promise<Bootstrapped | Observed> => {
+      const outcome = await deps.storage.transaction({ name: 'bootstrap', exclusive: true }, async (trx): Promise<Bootstrapped | Observed> => {
         const current = await observe(trx, options.credentialsFile);
         if (sameObserved(current, seen)) return writeDefaults(deps, trx, options, current, check);
         if (attempt >= OPTIMISTIC_ATTEMPTS) return writeDefaults(deps, trx, options, current, await checkSecret(options, current));

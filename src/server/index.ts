@@ -83,11 +83,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
     // Without a credentials file the secret lasts this process (a key sealed under it is remade next time).
     const signingKeySecret = rememberedSigningKeySecret(credentialsFile) ?? randomBytes(32);
-    const storage = createSqliteStorage(opened.db, { groupCommit: config.groupCommit });
     const deps: ServerDeps = {
       db: opened.db,
-      storage,
-      committer: { run: (work) => storage.transaction({ name: 'request', batch: true }, work), stats: () => storage.stats() },
+      storage: createSqliteStorage(opened.db, { groupCommit: config.groupCommit }),
       clock,
       ids: options.ids ?? cryptoIds,
       scheduler: createScheduler((name, error) => logHolder.log?.error({ err: error, job: name }, 'background job failed')),

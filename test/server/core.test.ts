@@ -13,7 +13,7 @@ import { BetterSqliteDialect } from '../../src/server/db/driver.js';
 import type { Database } from '../../src/server/db/schema.js';
 import { migrate } from '../../src/server/db/migrate.js';
 import { MIGRATIONS } from '../../src/server/db/migrations/index.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
+import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import { isoMillis, isoSeconds } from '../../src/server/core/clock.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
@@ -460,7 +460,7 @@ describe('storage gates', () => {
     const opened = openDatabase(':memory:');
     try {
       await expect(
-        inTransaction(opened.db, async () => opened.db.selectFrom('settings').selectAll().execute()),
+        createSqliteStorage(opened.db, { groupCommit: false }).transaction({ name: 'test' }, async () => opened.db.selectFrom('settings').selectAll().execute()),
       ).rejects.toThrow(/inside a transaction/);
       // The connection is free again afterwards.
       expect(await opened.db.selectFrom('schema_migrations').selectAll().execute().catch(() => 'no table')).toBe('no table');

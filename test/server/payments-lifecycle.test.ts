@@ -2,7 +2,6 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/server/core/clock.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
 import { reverseCapture } from '../../src/server/payments/service.js';
 import { startTestServer, type Merchant, type TestServer } from '../helpers/server.js';
 import { FULL, authorize, capture, capturedPayment, refund, usd } from './payments-helpers.js';
@@ -189,7 +188,7 @@ describe('capture status x operation', () => {
       const { captureId } = await capturedPayment(t, '50.00');
       const deps = t.server.deps;
       const accountId = t.merchant.payer_id;
-      await inTransaction(deps.db, (trx) =>
+      await deps.storage.transaction({ name: 'test' }, (trx) =>
         reverseCapture({ db: trx, deps, accountId, now: deps.clock.now(accountId), baseUrl: t.url }, captureId),
       );
       return captureId;
@@ -237,7 +236,7 @@ describe('capture status x operation', () => {
     await refund(t, captured.body.id, usd('40.00'), {}, merchant.token);
     const deps = t.server.deps;
     const accountId = merchant.payer_id;
-    const reversed = await inTransaction(deps.db, (trx) =>
+    const reversed = await deps.storage.transaction({ name: 'test' }, (trx) =>
       reverseCapture({ db: trx, deps, accountId, now: deps.clock.now(accountId), baseUrl: t.url }, captured.body.id),
     );
     // The spec's capture statuses have no REVERSED: REFUNDED, the reversal in status_details and the event.

@@ -2,7 +2,6 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { percentOf } from '../../src/lib/money.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
 import { recordMovement } from '../../src/server/ledger/store.js';
 import { setDisputeCheck } from '../../src/server/payments/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -249,7 +248,7 @@ describe('refunds', () => {
     const merchant = await t.createMerchant();
     const authId = await authorize(t, '10.00', 'USD', { token: merchant.token });
     const captured = await capture(t, authId, {}, {}, merchant.token);
-    await inTransaction(t.server.db, (trx) =>
+    await t.server.deps.storage.transaction({ name: 'test' }, (trx) =>
       recordMovement(trx, { accountId: merchant.payer_id, currency: 'USD', amountMinor: -900n, kind: 'PAYOUT', referenceId: 'X', createTime: '2026-01-01T00:00:00Z' }),
     );
     expect(issueOf(await refund(t, captured.body.id, {}, {}, merchant.token))).toBe('REFUND_FAILED_INSUFFICIENT_FUNDS');

@@ -4,7 +4,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
 import { runNowInTransaction } from '../../src/server/db/driver.js';
 import type { Db, Trx } from '../../src/server/db/schema.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -17,6 +16,9 @@ beforeAll(async () => {
   db = t.server.db;
 });
 afterAll(() => t.close());
+
+/** A plain transaction through the storage layer, as jobs open one. */
+const inTransaction = <T>(work: (trx: Trx) => Promise<T>): Promise<T> => t.server.deps.storage.transaction({ name: 'test' }, work);
 
 describe('keyed statements', () => {
   it('insert and find give what the Kysely builder reads back', async () => {
@@ -59,7 +61,7 @@ describe('keyed statements', () => {
 
   it('runs inside the caller’s transaction: a rollback takes its writes back', async () => {
     await expect(
-      inTransaction(db, async (trx) => {
+      inTransaction(async (trx) => {
         await insertRow(trx, 'settings', { key: 'prep.rolled', value: 'v' });
         expect(await findRow(trx, 'settings', { key: 'prep.rolled' })).toEqual({ key: 'prep.rolled', value: 'v' });
         throw new Error('refused');
@@ -75,7 +77,7 @@ describe('keyed statements', () => {
     rootRuns.mockRestore();
 
     await expect(
-      inTransaction(db, async (trx) => {
+      inTransaction(async (trx) => {
         const viaKysely = vi.spyOn(trx, 'executeQuery');
         await insertRow(trx, 'settings', { key: 'prep.direct', value: 'd' });
         await updateRows(trx, 'settings', { key: 'prep.direct' }, { value: 'e' });
@@ -90,7 +92,7 @@ describe('keyed statements', () => {
 
   it('a statement refused by SQLite inside a transaction is a rejection, not a throw', async () => {
     const insert = prepared<{ key: string; value: string }>((base, arg) => base.insertInto('settings').values({ key: arg('key'), value: arg('value') }));
-    const outcome = inTransaction(db, async (trx) => {
+    const outcome = inTransaction(async (trx) => {
       await insert.execute(trx, { key: 'prep.once', value: '1' });
       const again = insert.execute(trx, { key: 'prep.once', value: '2' });
       expect(again).toBeInstanceOf(Promise);
@@ -104,7 +106,7 @@ describe('keyed statements', () => {
 
   it('a transaction handle kept past its COMMIT goes through Kysely again, not straight to the connection', async () => {
     let kept: Trx | undefined;
-    await inTransaction(db, async (trx) => {
+    await inTransaction(async (trx) => {
       kept = trx;
     });
     expect(runNowInTransaction(kept!, CompiledQuery.raw('select 1'))).toBeUndefined();

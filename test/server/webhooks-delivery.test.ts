@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeEvent } from '../../src/server/core/events.js';
 import { cryptoIds } from '../../src/server/core/ids.js';
 import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
+import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import { startServer } from '../../src/server/index.js';
 import { MAX_IN_FLIGHT, PER_RECEIVER_IN_FLIGHT } from '../../src/server/notifications/dispatcher.js';
 import { guardedLookup } from '../../src/server/notifications/url-guard.js';
@@ -310,7 +310,7 @@ describe('durability', () => {
 
       // An event committed while no dispatcher ran (as if the server died right after the commit).
       const opened = openDatabase(dbPath);
-      const unqueued = await inTransaction(opened.db, (trx) =>
+      const unqueued = await createSqliteStorage(opened.db, { groupCommit: false }).transaction({ name: 'test' }, (trx) =>
         writeEvent(
           trx,
           { ids: cryptoIds, now: new Date(), baseUrl: first.url },

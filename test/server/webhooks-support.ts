@@ -4,7 +4,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeEvent, type EventEnvelope } from '../../src/server/core/events.js';
-import { inTransaction } from '../../src/server/db/transaction.js';
 import type { TestServer } from '../helpers/server.js';
 
 export interface ReceivedRequest {
@@ -115,7 +114,7 @@ export interface EmitOptions {
 export async function emitEvent(t: TestServer, options: EmitOptions): Promise<EventEnvelope> {
   const deps = t.server.deps;
   const accountId = options.accountId ?? t.merchant.payer_id;
-  return inTransaction(deps.db, (trx) =>
+  return deps.storage.transaction({ name: 'test' }, (trx) =>
     writeEvent(
       trx,
       { ids: deps.ids, now: deps.clock.now(accountId), baseUrl: t.url },

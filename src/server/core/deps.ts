@@ -1,7 +1,6 @@
 // What every domain's routes and services are given: no globals, everything passed in.
 
 import type { FastifyBaseLogger } from 'fastify';
-import type { Committer } from '../db/group-commit.js';
 import type { Db, Queryable } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
 import type { ReadCache } from '../http/read-cache.js';
@@ -62,8 +61,6 @@ export interface ServerDeps {
   db: Db;
   /** The one way to open a transaction (db/storage.ts). */
   storage: Storage;
-  /** Runs a mutating request's transaction: `storage.transaction` with `batch` (group commit when enabled). */
-  committer: Committer;
   clock: Clock;
   ids: IdGenerator;
   scheduler: Scheduler;

@@ -47,7 +47,7 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
     for (const id of due.slice(0, BATCH)) {
       attempted.add(id);
       try {
-        await deps.db.transaction().execute((trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id));
+        await deps.storage.transaction({ name: 'disputes.deadline' }, (trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id));
         settled += 1;
       } catch (error) {
         deps.log.error({ err: error, dispute_id: id }, 'dispute deadline could not be applied');

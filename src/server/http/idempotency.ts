@@ -102,7 +102,7 @@ export async function runMutation(
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
-  return deps.committer.run(async (trx) => {
+  return deps.storage.transaction({ name: 'request', batch: true }, async (trx) => {
     const ctx = serviceContext(deps, request, trx);
     if (key !== undefined) {
       const previous = await findRow(trx, 'idempotency_keys', {

@@ -102,7 +102,7 @@ export async function sendScheduledInvoices(deps: ServerDeps): Promise<number> {
   for (const accountId of await store.accountsWithScheduledInvoices(deps.db)) {
     const today = todayOf(deps.clock.now(accountId));
     for (const due of await store.dueScheduledInvoices(deps.db, accountId, today)) {
-      await deps.db.transaction().execute(async (trx) => {
+      await deps.storage.transaction({ name: 'invoicing.scheduled-send' }, async (trx) => {
         const ctx: ServiceContext = { db: trx, deps, accountId, now: deps.clock.now(accountId), baseUrl: deps.publicUrl() };
         const row = await store.findInvoice(trx, accountId, due.id);
         if (!row || row.status !== 'SCHEDULED') return;

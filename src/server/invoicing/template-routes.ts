@@ -11,7 +11,7 @@ import * as templates from './templates.js';
 
 /** Reads run in a transaction too: the first access of an older account seeds its system templates. */
 export function readInTransaction<T>(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
-  return deps.db.transaction().execute((trx) => work(serviceContext(deps, request, trx)));
+  return deps.storage.transaction({ name: 'invoicing.template-read' }, (trx) => work(serviceContext(deps, request, trx)));
 }
 
 export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): void {

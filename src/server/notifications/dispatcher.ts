@@ -19,7 +19,6 @@ import type { Agent } from 'undici';
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
-import { inTransaction } from '../db/transaction.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
 import { ATTEMPT_TIMEOUT_MS, attemptRecord, loadUndici, postDelivery, type Finished } from './attempt.js';
@@ -159,7 +158,7 @@ export class Dispatcher {
   private async fanOut(): Promise<void> {
     for (let round = 0; round < 50 && !this.#stopped; round += 1) {
       if (!(await store.hasEventsPastCursor(this.deps.db))) return;
-      const full = await inTransaction(this.deps.db, async (trx) => {
+      const full = await this.deps.storage.transaction({ name: 'webhooks.fan-out' }, async (trx) => {
         const events = await store.eventsAfter(trx, await store.readCursor(trx), FAN_OUT_BATCH);
         const last = events.at(-1);
         if (!last) return false;
@@ -379,7 +378,7 @@ export class Dispatcher {
         this.#finished = [];
         if (batch.length === 0) continue;
         try {
-          await inTransaction(this.deps.db, (trx) => store.recordAttempts(trx, batch));
+          await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, batch));
         } catch (error) {
           // The deliveries stay as they were and are attempted again.
           this.deps.log.error({ err: error }, 'recording webhook attempts failed');

@@ -97,7 +97,7 @@ export async function issueToken(
   const now = deps.clock.systemNow();
   const accessToken = `A21AA${secretToken(32)}`;
   const lifetime = deps.config.tokenLifetimeSeconds;
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.storage.transaction({ name: 'oauth.token' }, async (trx) => {
     await store.deleteExpiredTokens(trx, app.account_id, isoMillis(now));
     await store.insertToken(trx, {
       token_hash: hashToken(accessToken),

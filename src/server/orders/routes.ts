@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { inTransaction } from '../db/transaction.js';
 import { serviceError } from '../http/errors.js';
 import { requestIdOf } from '../http/headers.js';
 import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
@@ -161,7 +160,7 @@ function registerApprovalPage(app: FastifyInstance, deps: ServerDeps): void {
     if (!row) return reply.code(404).send(missingOrderPage());
     if (row.status !== 'CREATED' && row.status !== 'PAYER_ACTION_REQUIRED') return reply.send(approvalPage(row));
     const baseUrl = requestBaseUrl(deps, request);
-    await inTransaction(deps.db, (trx) =>
+    await deps.storage.transaction({ name: 'orders.checkout-approve' }, (trx) =>
       orders.approveOrder({ db: trx, deps, accountId: row.account_id, now: deps.clock.now(row.account_id), baseUrl }, row.id),
     );
     return reply.send(approvedPage(row.id));

@@ -3,7 +3,6 @@
 import type { FastifyRequest } from 'fastify';
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { inTransaction } from '../db/transaction.js';
 import { callerOf } from '../http/auth.js';
 import { requestBaseUrl } from '../http/links.js';
 import { listAccounts } from '../oauth/store.js';
@@ -22,7 +21,7 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
     const now = deps.clock.now(accountId);
     const due = await dueAuthorizations(deps.db, accountId, isoSeconds(now), OPEN_AUTHORIZATION_STATUSES);
     if (due.length === 0) break;
-    total += await inTransaction(deps.db, (trx) => {
+    total += await deps.storage.transaction({ name: 'payments.expiry' }, (trx) => {
       const ctx: ServiceContext = { db: trx, deps, accountId, now, baseUrl };
       return expireDueAuthorizations(ctx);
     });

@@ -7,7 +7,6 @@
 
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { markTransactionScope } from '../db/driver.js';
 import type { Queryable, Trx } from '../db/schema.js';
 import { balanceOf, type Movement } from '../ledger/store.js';
 import { writeBatchEvent, writeItemEvent } from './events.js';
@@ -32,18 +31,13 @@ export interface ProcessingOptions {
  */
 const yieldToRequests = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
 
-/** A job's own transaction, guarded like a request's against queries on the root handle. */
-function inTransaction<T>(deps: ServerDeps, work: (trx: Trx) => Promise<T>): Promise<T> {
-  return deps.db.transaction().execute((trx) => markTransactionScope(() => work(trx)));
-}
-
 function jobContext(deps: ServerDeps, db: Queryable, accountId: string): ServiceContext {
   return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: deps.publicUrl() };
 }
 
 /** PENDING -> PROCESSING, or DENIED (every item FAILED, nothing paid) when the balance cannot cover it. */
 async function startBatch(deps: ServerDeps, accountId: string, batchId: string): Promise<boolean> {
-  return inTransaction(deps, async (trx) => {
+  return deps.storage.transaction({ name: 'payouts.start-batch' }, async (trx) => {
     const ctx = jobContext(deps, trx, accountId);
     const batch = await store.findBatch(trx, accountId, batchId);
     if (!batch || batch.status !== 'PENDING') return batch?.status === 'PROCESSING';
@@ -111,7 +105,7 @@ function chargeOf(item: store.ItemRow, createTime: string): Movement[] {
 
 /** Settles up to CHUNK_SIZE items in one transaction; completes the batch when none is left. Returns true when done. */
 async function processChunk(deps: ServerDeps, accountId: string, batchId: string): Promise<boolean> {
-  return inTransaction(deps, async (trx) => {
+  return deps.storage.transaction({ name: 'payouts.chunk' }, async (trx) => {
     const ctx = jobContext(deps, trx, accountId);
     const batch = await store.findBatch(trx, accountId, batchId);
     if (!batch || batch.status !== 'PROCESSING') return true;
@@ -177,7 +171,7 @@ export async function processPayoutBatches(deps: ServerDeps, options: Processing
 export async function returnExpiredUnclaimedItems(deps: ServerDeps): Promise<void> {
   for (const accountId of await store.accountsWithUnclaimedItems(deps.db)) {
     for (let round = 0; round < 1000; round += 1) {
-      const count = await inTransaction(deps, async (trx) => {
+      const count = await deps.storage.transaction({ name: 'payouts.return-unclaimed' }, async (trx) => {
         const ctx = jobContext(deps, trx, accountId);
         const due = await store.unclaimedItemsDue(trx, accountId, isoMillis(ctx.now), CHUNK_SIZE);
         const senderIds = new Map<string, string | null>();

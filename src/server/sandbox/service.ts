@@ -9,7 +9,7 @@ import { createMerchantAccount, type AccountCredentials } from '../oauth/service
 import * as store from '../oauth/store.js';
 
 export async function createAccount(deps: ServerDeps, email: string | undefined): Promise<AccountCredentials> {
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.storage.transaction({ name: 'sandbox.create-account' }, async (trx) => {
     if (email !== undefined && (await store.findAccountByEmail(trx, email))) {
       throw serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_EMAIL', 'An account with this e-mail address already exists.', {
         field: '/email',
@@ -22,7 +22,7 @@ export async function createAccount(deps: ServerDeps, email: string | undefined)
 
 export async function grantConsent(deps: ServerDeps, platformClientId: string, payerId: string) {
   const now = isoSeconds(deps.clock.systemNow());
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.storage.transaction({ name: 'sandbox.grant-consent' }, async (trx) => {
     if (!(await store.findAppByClientId(trx, platformClientId))) {
       throw serviceError('UNPROCESSABLE_ENTITY', 'UNKNOWN_CLIENT_ID', 'No app has this client id.', {
         field: '/platform_client_id',
@@ -72,7 +72,7 @@ async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Pro
 export async function resetData(deps: ServerDeps, accountId: string | 'all'): Promise<{ reset: 'account' | 'all' }> {
   const ids =
     accountId === 'all' ? (await store.listAccounts(deps.db)).map((account) => account.id) : [accountId];
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.storage.transaction({ name: 'sandbox.reset' }, async (trx) => {
     for (const id of ids) await resetOne(deps, trx, id);
   });
   for (const id of ids) deps.clock.setOffset(id, 0);
