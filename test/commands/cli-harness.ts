@@ -1,11 +1,12 @@
 // Runs the built `bin/run.js` as a user would: a child process with its own env and config dir.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
-import type { TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,6 +27,36 @@ export interface RunOptions {
 export function serverEnv(server: TestServer, configDir: string): Record<string, string> {
   const creds = server.server.defaultCredentials;
   return { PAYCTL_CONFIG_DIR: configDir, PAYCTL_BASE_URL: server.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
+}
+
+/** What a CLI test file works with: its server, a config folder, the env pointing payctl at both. */
+export interface CliServer {
+  harness: TestServer;
+  dir: string;
+  env: Record<string, string>;
+  /** Runs the built payctl against the server. */
+  cli(...args: string[]): Promise<CliResult>;
+}
+
+/**
+ * The usual set-up of a CLI test file, registered with vitest: the commands built, an in-memory
+ * server and a temporary config folder before the file's tests, both removed after them.
+ */
+export function useCliServer(commandIds: readonly string[], prefix: string): CliServer {
+  const session = {
+    cli: (...args: string[]) => runCli(args, { env: session.env }),
+  } as CliServer;
+  beforeAll(async () => {
+    ensureBuilt(commandIds);
+    session.harness = await startTestServer({ memory: true });
+    session.dir = mkdtempSync(join(tmpdir(), prefix));
+    session.env = serverEnv(session.harness, session.dir);
+  }, 120_000);
+  afterAll(async () => {
+    await session.harness?.close();
+    if (session.dir) rmSync(session.dir, { recursive: true, force: true });
+  });
+  return session;
 }
 
 /** The JSON a run printed, which must have exited 0 (the message shows what it printed instead). */

@@ -1,42 +1,28 @@
 // payctl disputes provide-supporting-info and update-contact: the built binary against a real server.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, capture } from '../server/payments-helpers.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
+import { okJson as json, useCliServer } from './cli-harness.js';
 
-let harness: TestServer;
-let dir: string;
-let env: Record<string, string>;
+const server = useCliServer(['disputes:provide-supporting-info', 'disputes:update-contact', 'disputes:get'], 'payctl-supporting-cli-');
+const cli = server.cli;
 let pdf: string;
 
-beforeAll(async () => {
-  ensureBuilt(['disputes:provide-supporting-info', 'disputes:update-contact', 'disputes:get']);
-  harness = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-supporting-cli-'));
-  env = serverEnv(harness, dir);
-  pdf = join(dir, 'slip.pdf');
+beforeAll(() => {
+  pdf = join(server.dir, 'slip.pdf');
   writeFileSync(pdf, Buffer.from('%PDF-1.4\nsigned slip\n%%EOF\n'));
-}, 120_000);
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-const cli = (...args: string[]) => runCli(args, { env });
 
 /** A dispute on a fresh capture, escalated to a claim when `claim`. */
 async function disputed(claim: boolean): Promise<string> {
-  const captured = await capture(harness, await authorize(harness, '15.00'));
-  const opened = await harness.request('POST', '/_payctl/disputes', {
+  const captured = await capture(server.harness, await authorize(server.harness, '15.00'));
+  const opened = await server.harness.request('POST', '/_payctl/disputes', {
     body: { disputed_transaction_id: captured.body.id, reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED' },
   });
   const id = opened.body.dispute_id as string;
-  if (claim) await harness.request('POST', `/_payctl/disputes/${id}/buyer`, { body: { action: 'escalate', note: 'n' } });
+  if (claim) await server.harness.request('POST', `/_payctl/disputes/${id}/buyer`, { body: { action: 'escalate', note: 'n' } });
   return id;
 }
 
@@ -57,7 +43,7 @@ describe('payctl disputes provide-supporting-info', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^Dispute\\t${id}$`, 'm'));
     expect(text.stdout).toContain(`payctl disputes provide-supporting-info ${id} --notes`);
-    expect((await harness.request('GET', `/v1/customer/disputes/${id}`)).body.supporting_info).toHaveLength(2);
+    expect((await server.harness.request('GET', `/v1/customer/disputes/${id}`)).body.supporting_info).toHaveLength(2);
   });
 
   it('exit codes: 5 in an inquiry, 2 with neither notes nor file, 3 for an unknown dispute', async () => {
@@ -81,7 +67,7 @@ describe('payctl disputes update-contact', () => {
     const text = await cli('disputes', 'update-contact', id, '--email', 'help@example.com');
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^Contact email\thelp@example.com$/m);
-    expect((await harness.request('GET', `/v1/customer/disputes/${id}`)).body.communication_details).toMatchObject({ email: 'help@example.com' });
+    expect((await server.harness.request('GET', `/v1/customer/disputes/${id}`)).body.communication_details).toMatchObject({ email: 'help@example.com' });
     const nothing = await cli('disputes', 'update-contact', id);
     expect([nothing.code, nothing.stdout]).toEqual([2, '']);
     const bad = await cli('disputes', 'update-contact', id, '--email', 'nope', '--json');

@@ -1,37 +1,18 @@
 // payctl orders track, update-tracker, get and update: the built binary against a real server.
 
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
 import { FULL } from '../server/payments-helpers.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
+import { okJson as json, useCliServer } from './cli-harness.js';
 import { runInPty } from './pty.js';
 
-let harness: TestServer;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ensureBuilt(['orders:track', 'orders:update-tracker', 'orders:get', 'orders:update']);
-  harness = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-orders-cli-'));
-  env = serverEnv(harness, dir);
-}, 120_000);
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const cli = (...args: string[]) => runCli(args, { env });
+const server = useCliServer(['orders:track', 'orders:update-tracker', 'orders:get', 'orders:update'], 'payctl-orders-cli-');
+const cli = server.cli;
 
 /** A captured CAPTURE order (card, one unit with an item BOOT-1); its id and capture id. */
 async function capturedOrder(): Promise<{ id: string; captureId: string }> {
   const m = (value: string) => ({ currency_code: 'USD', value });
-  const created = await harness.request('POST', '/v2/checkout/orders', {
+  const created = await server.harness.request('POST', '/v2/checkout/orders', {
     body: {
       intent: 'CAPTURE',
       purchase_units: [{ amount: { ...m('25.00'), breakdown: { item_total: m('25.00') } }, items: [{ name: 'Boot', sku: 'BOOT-1', quantity: '1', unit_amount: m('25.00') }] }],
@@ -39,7 +20,7 @@ async function capturedOrder(): Promise<{ id: string; captureId: string }> {
     },
     headers: { 'service-request-id': randomUUID() },
   });
-  const captured = await harness.request('POST', `/v2/checkout/orders/${created.body.id}/capture`, { headers: FULL });
+  const captured = await server.harness.request('POST', `/v2/checkout/orders/${created.body.id}/capture`, { headers: FULL });
   expect(captured.status, captured.text).toBe(201);
   return { id: created.body.id as string, captureId: captured.body.purchase_units[0].payments.captures[0].id as string };
 }
@@ -64,7 +45,7 @@ describe('payctl orders track', () => {
   it('keeps the tracker id whole on an 80-column terminal, shortening the other columns', async () => {
     const { id, captureId } = await capturedOrder();
     const number = 'LONG-TRACKING-NUMBER-0123456789-ABCDEFGHIJ';
-    const { code, screen } = await runInPty(['orders', 'track', id, '--tracking-number', number, '--carrier', 'UPS'], { env, columns: 80 }).done;
+    const { code, screen } = await runInPty(['orders', 'track', id, '--tracking-number', number, '--carrier', 'UPS'], { env: server.env, columns: 80 }).done;
     expect(code, screen).toBe(0);
     const lines = screen.split('\n').filter((line) => line.trim() !== '');
     expect(lines[1], screen).toMatch(new RegExp(`^${captureId}-${number} `));
@@ -97,7 +78,7 @@ describe('payctl orders update-tracker', () => {
     const unconfirmed = await cli('orders', 'update-tracker', id, tracker, '--status', 'CANCELLED');
     expect([unconfirmed.code, unconfirmed.stdout]).toEqual([2, '']);
     expect(unconfirmed.stderr).toContain('--yes');
-    expect((await harness.request('GET', `/v2/checkout/orders/${id}`)).body.purchase_units[0].shipping.trackers[0].status).toBe('SHIPPED');
+    expect((await server.harness.request('GET', `/v2/checkout/orders/${id}`)).body.purchase_units[0].shipping.trackers[0].status).toBe('SHIPPED');
 
     const order = json(await cli('orders', 'update-tracker', id, tracker, '--status', 'CANCELLED', '--yes', '--json'));
     expect(order.purchase_units[0].shipping.trackers[0]).toMatchObject({ id: tracker, status: 'CANCELLED' });
@@ -127,7 +108,7 @@ describe('payctl orders get', () => {
     expect(text.stdout).toMatch(/^Status\tCOMPLETED$/m);
     expect(text.stdout).toMatch(/^Amount\t25.00 USD$/m);
     expect(text.stdout).toContain(`${captureId}-SHOWN SHIPPED`);
-    expect(json(await cli('orders', 'get', id, '--json'))).toEqual((await harness.request('GET', `/v2/checkout/orders/${id}`)).body);
+    expect(json(await cli('orders', 'get', id, '--json'))).toEqual((await server.harness.request('GET', `/v2/checkout/orders/${id}`)).body);
     const unknown = await cli('orders', 'get', 'NOSUCHORDER');
     expect([unknown.code, unknown.stdout]).toEqual([3, '']);
   });
@@ -135,7 +116,7 @@ describe('payctl orders get', () => {
 
 describe('payctl orders update', () => {
   it('adds then replaces the invoice id of an order not yet paid; refuses a completed order with exit 5', async () => {
-    const created = await harness.request('POST', '/v2/checkout/orders', {
+    const created = await server.harness.request('POST', '/v2/checkout/orders', {
       body: { intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'USD', value: '9.00' } }] },
     });
     const id = created.body.id as string;
