@@ -206,7 +206,7 @@ export async function prepareBootstrap(deps: ServerDeps, options: BootstrapOptio
     for (let attempt = 1; ; attempt += 1) {
       const check = await checking;
       const seen = observed;
-      const outcome = await deps.storage.transaction({ name: 'bootstrap', exclusive: true }, async (trx): Promise<Bootstrapped | Observed> => {
+      const outcome = await deps.storage.transaction({ name: 'bootstrap', exclusive: 'payctl.bootstrap' }, async (trx): Promise<Bootstrapped | Observed> => {
         const current = await observe(trx, options.credentialsFile);
         if (sameObserved(current, seen)) return writeDefaults(deps, trx, options, current, check);
         if (attempt >= OPTIMISTIC_ATTEMPTS) return writeDefaults(deps, trx, options, current, await checkSecret(options, current));

@@ -48,7 +48,7 @@ const valueOf = (key: string): string | undefined =>
 
 describe('an exclusive transaction', () => {
   it('holds the write lock from its first read until it ends', async () => {
-    const seen = await storage.transaction({ name: 'test', exclusive: true }, async (trx) => {
+    const seen = await storage.transaction({ name: 'test', exclusive: 'test' }, async (trx) => {
       const row = await trx.selectFrom('settings').select('value').where('key', '=', 'a').executeTakeFirst();
       return { value: row?.value, otherCanWrite: otherCanWrite() };
     });
@@ -68,7 +68,7 @@ describe('an exclusive transaction', () => {
 describe('every kind of transaction', () => {
   const kinds: Array<[string, TxOptions]> = [
     ['plain', { name: 'test' }],
-    ['exclusive', { name: 'test', exclusive: true }],
+    ['exclusive', { name: 'test', exclusive: 'test' }],
     ['batch', { name: 'test', batch: true }],
   ];
 
@@ -147,6 +147,6 @@ describe('a batch transaction', () => {
   });
 
   it('cannot also be exclusive', async () => {
-    await expect(storage.transaction({ name: 'test', batch: true, exclusive: true }, async () => 1)).rejects.toThrow(/cannot be combined/);
+    await expect(storage.transaction({ name: 'test', batch: true, exclusive: 'test' }, async () => 1)).rejects.toThrow(/cannot be combined/);
   });
 });

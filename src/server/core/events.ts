@@ -60,7 +60,6 @@ export async function writeEvent(db: Queryable, ctx: EventContext, event: NewEve
     ],
   };
   await insertRow(db, 'events', {
-    seq: null,
     id,
     account_id: event.accountId,
     event_type: event.eventType,

@@ -13,6 +13,7 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
+  type SelectQueryNode,
   type TransactionSettings,
 } from 'kysely';
 
@@ -300,6 +301,20 @@ export function runNowInTransaction<R>(db: { isTransaction: boolean; getExecutor
   return adapter.connection.run<R>(query);
 }
 
+/** Row-lock modifiers: PostgreSQL needs them; SQLite has no row locks (one writer at a time) and rejects them. */
+const ROW_LOCK_MODIFIERS: ReadonlySet<string> = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
+
+/**
+ * SQLite's compiler, minus row locks: stores write `.forUpdate()` / `.skipLocked()` once for every
+ * database, and on SQLite, where a writer holds the whole database, they compile to nothing.
+ */
+class LockFreeSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitSelectQuery(node: SelectQueryNode): void {
+    const kept = node.endModifiers?.filter((modifier) => modifier.modifier === undefined || !ROW_LOCK_MODIFIERS.has(modifier.modifier));
+    super.visitSelectQuery(kept?.length === node.endModifiers?.length ? node : { ...node, endModifiers: kept });
+  }
+}
+
 export class BetterSqliteDialect implements Dialect {
   private readonly connection: CachedConnection;
 
@@ -319,7 +334,7 @@ export class BetterSqliteDialect implements Dialect {
   }
 
   createQueryCompiler() {
-    return new SqliteQueryCompiler();
+    return new LockFreeSqliteQueryCompiler();
   }
 
   createIntrospector(db: Kysely<any>) {

@@ -1,6 +1,12 @@
 // The database's table types. Each domain adds its own tables by augmenting `Database` in its store.
 
-import type { Kysely, Transaction } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
+
+/**
+ * A table whose `seq` the database assigns on insert (an identity column on PostgreSQL, SQLite's
+ * rowid alias): rows read carry it, rows written never name it.
+ */
+export type WithSeq<R> = R & { seq: Generated<bigint> };
 
 /** Every INTEGER column is read as bigint (better-sqlite3 safe integers), so amounts never lose digits. */
 export interface Database {
@@ -43,7 +49,7 @@ export interface Database {
     expires_at: string;
   };
   events: {
-    seq: bigint | null;
+    seq: Generated<bigint>;
     id: string;
     account_id: string;
     event_type: string;

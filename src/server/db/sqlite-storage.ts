@@ -5,7 +5,13 @@ import { createGroupCommitter } from './group-commit.js';
 import type { Db, Trx } from './schema.js';
 import type { Storage, TxOptions } from './storage.js';
 
-export function createSqliteStorage(db: Db, options: { groupCommit: boolean }): Storage {
+export interface SqliteStorageOptions {
+  groupCommit: boolean;
+  /** The database's change counter (generation.ts); without it answer caches are off. */
+  generation?: () => string;
+}
+
+export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
   return {
     dialect: 'sqlite',
@@ -14,13 +20,20 @@ export function createSqliteStorage(db: Db, options: { groupCommit: boolean }): 
       // Returned as is: a request pays no promise hop over group commit's own path.
       if (opts.batch === true) {
         // A batch is one deferred transaction shared by many requests; none of them can make it IMMEDIATE.
-        if (opts.exclusive === true) return Promise.reject(new Error(`transaction ${opts.name}: batch and exclusive cannot be combined`));
+        if (opts.exclusive !== undefined) return Promise.reject(new Error(`transaction ${opts.name}: batch and exclusive cannot be combined`));
         return committer.run(work);
       }
       // The driver maps `serializable` to BEGIN IMMEDIATE (driver.ts beginTransaction).
-      const builder = opts.exclusive === true ? db.transaction().setIsolationLevel('serializable') : db.transaction();
+      const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
       return builder.execute((trx) => markTransactionScope(() => work(trx)));
     },
+    // One process's jobs run one at a time already (core/scheduler.ts).
+    withJobLease: async (_name, _ttlMs, work) => {
+      await work();
+      return true;
+    },
+    generation: options.generation,
+    processCaches: true,
     stats: () => committer.stats(),
   };
 }

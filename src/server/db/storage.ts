@@ -1,24 +1,51 @@
-// The storage layer: the one way the server opens a transaction, whatever the database.
+// The storage layer: the one way the server opens a transaction, whatever the database. Stores
+// (`<domain>/store.ts`) take a `Queryable` and do not know the dialect; whatever is fast only on one
+// database lives in that database's adapter (sqlite-storage.ts, postgres-storage.ts).
+//
+// Lock order, for every transaction that locks more than one row (`SELECT ... FOR UPDATE`, a no-op
+// on SQLite where a writer holds the whole file): account, order, authorization (the original
+// before its renewal), capture, dispute, invoice, payout batch, balance rows (by currency). A
+// deadlock is retried, but should not happen when every path takes its locks in this order.
 
 import type { Db, Trx } from './schema.js';
 
-export type DialectName = 'sqlite';
+export type DialectName = 'sqlite' | 'postgres';
 
 export interface TxOptions {
-  /** What the transaction is for ('request', 'payouts.chunk', ...): for logs and, later, retry metrics. */
+  /** What the transaction is for ('request', 'payouts.chunk', ...): for logs and retry metrics. */
   name: string;
-  /** Join group commit with the other requests in flight (a mutating request's transaction). */
+  /** Join group commit with the other requests in flight (a mutating request's transaction; SQLite only, ignored elsewhere). */
   batch?: boolean;
-  /** Hold the write lock from the first statement: for a read-then-insert another process may run at once. */
-  exclusive?: boolean;
+  /**
+   * Serialize with every other holder of this key, in any process: SQLite takes the write lock at
+   * BEGIN (IMMEDIATE), PostgreSQL a transaction-scoped advisory lock on the key. For a read-then-insert
+   * that no row lock can cover (the first start's bootstrap).
+   */
+  exclusive?: string;
 }
 
 export interface Storage {
   readonly dialect: DialectName;
   /** Root handle: autocommit reads only (under the guard, a query on it inside a transaction fails). */
   readonly db: Db;
-  /** The one way to open a transaction: commits when `work` resolves, rolls back when it throws. */
+  /**
+   * The one way to open a transaction: commits when `work` resolves, rolls back when it throws.
+   * `work` may run more than once (a serialization failure or deadlock is retried), so it must have
+   * no effect outside `trx`.
+   */
   transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` unless another process holds the lease `name` (then false): background passes that
+   * must run once whichever replica runs them. A holder that dies loses the lease after `ttlMs`.
+   */
+  withJobLease(name: string, ttlMs: number, work: () => Promise<void>): Promise<boolean>;
+  /**
+   * Changes whenever a read could answer differently, whoever wrote; undefined where no such cheap
+   * value exists (then process-local answer caches are off).
+   */
+  readonly generation: (() => string) | undefined;
+  /** Whether caches kept in this process's memory (tokens, expiry times, page indexes) may be trusted. */
+  readonly processCaches: boolean;
   /** Transactions committed and requests run in them by group commit, for benchmarks. */
   stats(): { batches: number; requests: number };
 }

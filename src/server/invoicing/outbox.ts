@@ -25,7 +25,6 @@ export async function recordMessages(ctx: ServiceContext, message: OutgoingMessa
     if (seen.has(key)) continue;
     seen.add(key);
     await store.insertOutboxMessage(ctx.db, {
-      seq: null,
       id: prefixedId(ctx.deps.ids, 'MSG', 17),
       account_id: ctx.accountId,
       invoice_id: message.invoiceId,

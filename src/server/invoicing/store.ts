@@ -2,7 +2,7 @@
 // the owning account; cross-account lookups only ever answer "exists elsewhere", never the row.
 
 import { sql } from 'kysely';
-import type { Queryable } from '../db/schema.js';
+import type { Queryable, WithSeq } from '../db/schema.js';
 import { listIndexOf, noteInvoiceRowsChanged, seekFrom } from './page-index.js';
 import { viewTemplate } from './view-template.js';
 
@@ -49,7 +49,6 @@ export interface InvoiceRow {
 export type InvoiceWrite = Omit<InvoiceRow, 'view_template'>;
 
 export interface OutboxRow {
-  seq: bigint | null;
   id: string;
   account_id: string;
   invoice_id: string | null;
@@ -65,7 +64,7 @@ declare module '../db/schema.js' {
     invoice_templates: TemplateRow;
     invoices: InvoiceRow;
     invoice_number_counters: { account_id: string; last_number: bigint };
-    email_outbox: OutboxRow;
+    email_outbox: WithSeq<OutboxRow>;
   }
 }
 

@@ -2,21 +2,23 @@
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
 import { insertRow, prepared } from '../db/prepared.js';
-import type { Database, Queryable } from '../db/schema.js';
+import type { Queryable, WithSeq } from '../db/schema.js';
 
 declare module '../db/schema.js' {
   interface Database {
-    balance_movements: {
-      seq: bigint | null;
-      account_id: string;
-      currency: string;
-      amount_minor: bigint;
-      kind: string;
-      reference_id: string;
-      create_time: string;
-    };
+    balance_movements: WithSeq<MovementRow>;
     balances: { account_id: string; currency: string; available_minor: bigint };
   }
+}
+
+/** A balance movement as stored (the database numbers it: `seq`). */
+export interface MovementRow {
+  account_id: string;
+  currency: string;
+  amount_minor: bigint;
+  kind: string;
+  reference_id: string;
+  create_time: string;
 }
 
 export type MovementKind =
@@ -39,9 +41,8 @@ export interface Movement {
 }
 
 /** The stored form of a movement. */
-export function movementRow(movement: Movement): Database['balance_movements'] {
+export function movementRow(movement: Movement): MovementRow {
   return {
-    seq: null,
     account_id: movement.accountId,
     currency: movement.currency,
     amount_minor: movement.amountMinor,

@@ -146,7 +146,6 @@ export function attemptRecord(delivery: store.DeliveryRow, facts: AttemptFacts):
   const code = statusCode === null ? null : BigInt(statusCode);
   return {
     attempt: {
-      seq: null,
       delivery_id: delivery.id,
       account_id: delivery.account_id,
       attempt_number: BigInt(number),

@@ -2,7 +2,7 @@
 
 import { sql } from 'kysely';
 import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
-import type { Queryable } from '../db/schema.js';
+import type { Queryable, WithSeq } from '../db/schema.js';
 import type { DeliveryStatus } from './states.js';
 
 export interface SubscriptionRow {
@@ -50,7 +50,6 @@ export interface DeliveryRow {
 }
 
 export interface AttemptRow {
-  seq: bigint | null;
   delivery_id: string;
   account_id: string;
   attempt_number: bigint;
@@ -76,7 +75,7 @@ declare module '../db/schema.js' {
     webhook_lookups: LookupRow;
     webhook_subscriptions: SubscriptionRow;
     webhook_deliveries: DeliveryRow;
-    webhook_attempts: AttemptRow;
+    webhook_attempts: WithSeq<AttemptRow>;
     webhook_dispatch_cursor: { name: string; last_seq: bigint };
   }
 }

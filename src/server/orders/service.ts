@@ -90,7 +90,6 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
   const now = isoSeconds(ctx.now);
   const row: store.OrderRow = {
-    seq: null,
     id: transactionId(ctx.deps.ids),
     account_id: ctx.accountId,
     intent: body.intent,

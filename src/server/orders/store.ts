@@ -1,10 +1,9 @@
 // Checkout orders in storage. Queries are scoped by account_id, except the payer's approval page,
 // which finds an order by its (unguessable) id as the real approve link does.
 
-import type { Queryable } from '../db/schema.js';
+import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface OrderRow {
-  seq: bigint | null;
   id: string;
   account_id: string;
   intent: string;
@@ -30,7 +29,7 @@ export interface TrackerRow {
 
 declare module '../db/schema.js' {
   interface Database {
-    orders: OrderRow;
+    orders: WithSeq<OrderRow>;
     order_trackers: TrackerRow;
   }
 }

@@ -50,7 +50,6 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
     ...(input.cardChecks ? { card_checks: input.cardChecks } : {}),
   };
   const row: store.AuthorizationRow = {
-    seq: null,
     id: transactionId(ctx.deps.ids),
     account_id: ctx.accountId,
     order_id: input.orderId,
@@ -275,7 +274,6 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
   delete details.breakdown;
   const row: store.AuthorizationRow = {
     ...original,
-    seq: null,
     id: transactionId(ctx.deps.ids),
     status: 'CREATED',
     status_reason: null,

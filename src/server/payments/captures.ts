@@ -77,7 +77,6 @@ export async function recordCapture(ctx: ServiceContext, input: NewCapture): Pro
     ...(input.cardChecks ? { processor_response: processorResponse(input.cardChecks, input.status === 'DECLINED') } : {}),
   };
   const row: store.CaptureRow = {
-    seq: null,
     id: transactionId(ctx.deps.ids),
     account_id: ctx.accountId,
     order_id: input.orderId,

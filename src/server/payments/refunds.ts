@@ -109,7 +109,6 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
     ...(body.note_to_payer !== undefined ? { note_to_payer: body.note_to_payer } : {}),
   };
   const refund: store.RefundRow = {
-    seq: null,
     id: transactionId(ctx.deps.ids),
     account_id: ctx.accountId,
     capture_id: row.id,

@@ -1,10 +1,9 @@
 // Authorizations, captures and refunds in storage. Every query is scoped by account_id.
 
 import { findRow, insertRow, updateRows } from '../db/prepared.js';
-import type { Queryable } from '../db/schema.js';
+import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface AuthorizationRow {
-  seq: bigint | null;
   id: string;
   account_id: string;
   order_id: string;
@@ -29,7 +28,6 @@ export interface AuthorizationRow {
 }
 
 export interface CaptureRow {
-  seq: bigint | null;
   id: string;
   account_id: string;
   order_id: string;
@@ -53,7 +51,6 @@ export interface CaptureRow {
 }
 
 export interface RefundRow {
-  seq: bigint | null;
   id: string;
   account_id: string;
   capture_id: string;
@@ -71,9 +68,9 @@ export interface RefundRow {
 
 declare module '../db/schema.js' {
   interface Database {
-    authorizations: AuthorizationRow;
-    captures: CaptureRow;
-    refunds: RefundRow;
+    authorizations: WithSeq<AuthorizationRow>;
+    captures: WithSeq<CaptureRow>;
+    refunds: WithSeq<RefundRow>;
   }
 }
 

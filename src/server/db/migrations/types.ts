@@ -3,6 +3,11 @@
 export interface Migration {
   id: number;
   name: string;
-  /** Portable SQL statements, run in order inside one transaction. */
+  /** SQL statements, run in order inside one transaction: SQLite's, and PostgreSQL's where `postgres` is absent. */
   statements: readonly string[];
+  /**
+   * PostgreSQL's own statements where types differ (BIGINT for SQLite's INTEGER, identity columns
+   * for AUTOINCREMENT, BYTEA for BLOB); absent when `statements` run on both as written.
+   */
+  postgres?: readonly string[];
 }
