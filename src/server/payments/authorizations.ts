@@ -272,8 +272,10 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
   const now = isoSeconds(ctx.now);
   const details = authorizationDetailsSchema.parse(JSON.parse(original.details));
   delete details.breakdown;
+  // The original as read carries its `seq`; the new row gets its own from the database.
+  const { seq: _originalSeq, ...copied } = original as store.AuthorizationRow & { seq?: bigint };
   const row: store.AuthorizationRow = {
-    ...original,
+    ...copied,
     id: transactionId(ctx.deps.ids),
     status: 'CREATED',
     status_reason: null,
