@@ -137,6 +137,34 @@ describe('concurrent requests on one row', () => {
   });
 });
 
+describe('concurrent dispute actions', () => {
+  const openOn = (captureId: string) =>
+    t.request('POST', '/_payctl/disputes', {
+      body: { disputed_transaction_id: captureId, reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED', amount: { currency_code: 'USD', value: '40.00' } },
+    });
+
+  it('30 disputes opened at once on one capture: one is opened, the others TRANSACTION_ALREADY_DISPUTED', async () => {
+    const { captureId } = await capturedPayment(t, '100.00');
+    const responses = await all(30, () => openOn(captureId));
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
+    expect(issuesOf(responses, 422)).toEqual(new Set(['TRANSACTION_ALREADY_DISPUTED']));
+    const rows = await t.server.db.selectFrom('disputes').select('id').where('capture_id', '=', captureId).execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('a claim accepted 10 times at once refunds the buyer once', async () => {
+    const { captureId } = await capturedPayment(t, '100.00');
+    const opened = await openOn(captureId);
+    expect(opened.status).toBe(201);
+    const id = opened.body.dispute_id as string;
+    const responses = await all(10, () => t.request('POST', `/v1/customer/disputes/${id}/accept-claim`, { body: { note: 'Sorry.' }, headers: { ...FULL } }));
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
+    expect(responses.filter((response) => response.status !== 200).every((response) => response.status === 422)).toBe(true);
+    const refunds = await t.server.db.selectFrom('refunds').select('amount_minor').where('capture_id', '=', captureId).execute();
+    expect(refunds).toEqual([{ amount_minor: 4000n }]);
+  });
+});
+
 describe('the request-id claim', () => {
   it('a claim past its retention (not yet purged) is taken over by the next request with that id', async () => {
     const authId = await authorize(t, '100.00');
