@@ -1,0 +1,284 @@
+// The PostgreSQL part of `npm run bench`: durable captures at 50 connections through one and through
+// two `payctl serve --db postgres://...` replicas (the built binary, real processes, the load spread
+// over them), beside pgbench's TPC-B on the same cluster in the same run, and the latency of one
+// capture at a time.
+//
+// Which PostgreSQL: PAYCTL_BENCH_PG (a server URL; the bench makes and drops its own databases in
+// it), else a throwaway cluster from Debian's postgresql (/usr/lib/postgresql/*/bin) started with
+// scripts/pg-cluster.sh in a temporary folder with durable settings and stopped at the end. With
+// neither, the part is skipped and the table says so.
+
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT, api, atExit, authorize, load, startServe, tempDir, type LoadResult, type Served } from './lib.js';
+
+type Record_ = (row: { workload: string; figure: string; baseline: string; ratio: string; target: string; ok: boolean | null }, raw: unknown) => void;
+
+const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const CONNECTIONS = 50;
+/** pgbench's clients, as the issue sets them (`pgbench -c 32 -T 10`). */
+const PGBENCH_CLIENTS = 32;
+/** TPC-B scale (`pgbench -i -s`); 1, pgbench's default, is one branch row that every transaction updates. */
+const PGBENCH_SCALE = Number(process.env.BENCH_PGBENCH_SCALE ?? 1);
+/** Connections of each replica's pool (`payctl serve --db-pool-size`). */
+const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 20);
+/**
+ * The captures rotate over this many authorizations of one merchant: every capture also moves the
+ * merchant's one USD balance row, as every TPC-B transaction updates its one branch row at scale 1.
+ */
+const AUTHORIZATIONS = 100;
+/** Durable: a commit is acknowledged once its WAL is flushed to disk. */
+const DURABLE_SETTINGS = '-c fsync=on -c synchronous_commit=on -c full_page_writes=on';
+
+// Both replicas are started with the same fixed credentials, as a team's deployment would be.
+const CREDENTIALS = ['--client-id', 'bench-app', '--client-secret', `bench-secret-${randomUUID()}`, '--admin-key', `bench-admin-${randomUUID()}`];
+
+interface Cluster {
+  /** Server URL (its own database is not used). */
+  url: string;
+  source: string;
+  stop(): void;
+}
+
+function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((version) => existsSync(join(root, version, 'bin', 'postgres')))
+    .sort((a, b) => Number(a) - Number(b));
+  const newest = versions.at(-1);
+  return newest === undefined ? undefined : join(root, newest, 'bin');
+}
+
+/** The PostgreSQL to measure on, or why there is none. */
+function findPostgres(): Cluster | { skipped: string } {
+  const given = process.env.PAYCTL_BENCH_PG;
+  if (given) return { url: given, source: 'PAYCTL_BENCH_PG', stop: () => undefined };
+  if (!postgresBinDir()) return { skipped: 'no PostgreSQL: PAYCTL_BENCH_PG is not set and none is installed under /usr/lib/postgresql/*/bin' };
+  const dir = tempDir('pg');
+  const script = join(ROOT, 'scripts', 'pg-cluster.sh');
+  const url = execFileSync(script, ['start', dir], { env: { ...process.env, PG_CLUSTER_OPTS: DURABLE_SETTINGS }, encoding: 'utf8' }).trim();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    execFileSync(script, ['stop', dir], { stdio: 'ignore' });
+  };
+  atExit(stop);
+  return { url, source: `a throwaway cluster (scripts/pg-cluster.sh, ${DURABLE_SETTINGS.replaceAll('-c ', '')})`, stop };
+}
+
+function databaseUrl(server: string, name: string): string {
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) => (error ? reject(new Error(`${command} ${args[0]}: ${stderr || error.message}`)) : resolve(stdout)));
+  });
+}
+
+function pgbenchCommand(): string | undefined {
+  const bin = postgresBinDir();
+  if (bin && existsSync(join(bin, 'pgbench'))) return join(bin, 'pgbench');
+  try {
+    execFileSync('pgbench', ['--version'], { stdio: 'ignore' });
+    return 'pgbench';
+  } catch {
+    return undefined;
+  }
+}
+
+/** TPC-B: `pgbench -i -s SCALE`, then `pgbench -c 32 -T seconds`; its transactions per second. */
+async function pgbench(url: string, seconds: number): Promise<{ tps: number; output: string } | { skipped: string }> {
+  const command = pgbenchCommand();
+  if (!command) return { skipped: 'pgbench not found' };
+  await run(command, ['-i', '-q', '-s', String(PGBENCH_SCALE), url]);
+  await withClient(url, (client) => client.query('CHECKPOINT'));
+  const output = await run(command, ['-c', String(PGBENCH_CLIENTS), '-T', String(seconds), url]);
+  const match = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
+  if (!match) throw new Error(`pgbench printed no tps: ${output}`);
+  return { tps: Number(match[1]), output };
+}
+
+/** Starts `count` replicas on one database at the same time (they migrate it together). */
+async function startReplicas(url: string, count: number): Promise<Served[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServe(url, {}, [...CREDENTIALS, '--db-pool-size', String(POOL_SIZE)])));
+  const failed = started.find((result) => result.status === 'rejected');
+  const served = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (failed) {
+    await Promise.all(served.map((replica) => replica.stop()));
+    throw failed.reason;
+  }
+  return served;
+}
+
+async function seedAuthorizations(served: Served, token: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < AUTHORIZATIONS; start += 10) {
+    ids.push(...(await Promise.all(Array.from({ length: Math.min(10, AUTHORIZATIONS - start) }, () => authorize(served, token, '999999999.00')))));
+  }
+  return ids;
+}
+
+/** Captures of 0.01 at `connections` in all, spread evenly over the replicas, rotating over the authorizations. */
+async function captureLoad(replicas: Served[], token: string, authorizations: string[], seconds: number): Promise<LoadResult & { perReplica: LoadResult[] }> {
+  let sent = 0;
+  const perReplica = await Promise.all(
+    replicas.map((replica) =>
+      load({
+        url: `${replica.baseUrl}/v2/payments/authorizations/${authorizations[0]}/capture`,
+        connections: CONNECTIONS / replicas.length,
+        durationSeconds: seconds,
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({
+          ...request,
+          path: `/v2/payments/authorizations/${authorizations[sent++ % authorizations.length]}/capture`,
+          headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
+          body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+        }),
+      }),
+    ),
+  );
+  return {
+    requestsPerSecond: perReplica.reduce((sum, result) => sum + result.requestsPerSecond, 0),
+    // The slower replica's percentiles: the figures are never better than one side's.
+    p50: Math.max(...perReplica.map((result) => result.p50)),
+    p99: Math.max(...perReplica.map((result) => result.p99)),
+    errors: perReplica.reduce((sum, result) => sum + result.errors, 0),
+    non2xx: perReplica.reduce((sum, result) => sum + result.non2xx, 0),
+    total: perReplica.reduce((sum, result) => sum + result.total, 0),
+    perReplica,
+  };
+}
+
+/** One capture at a time on one connection for `seconds`: latency percentiles in ms. */
+async function sequentialCaptures(served: Served, token: string, authorizations: string[], seconds: number): Promise<{ p50: number; p99: number; count: number; failed: number }> {
+  const times: number[] = [];
+  let failed = 0;
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline) {
+    const started = performance.now();
+    const answer = await api(served, token, 'POST', `/v2/payments/authorizations/${authorizations[times.length % authorizations.length]}/capture`, {
+      amount: { currency_code: 'USD', value: '0.01' },
+    }, { 'Service-Request-Id': randomUUID() });
+    times.push(performance.now() - started);
+    if (answer.status !== 201) failed += 1;
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length, failed };
+}
+
+/** One configuration: `count` replicas on a fresh database, a warm-up, then the measured load. */
+async function measureReplicas(
+  url: string,
+  count: number,
+  seconds: number,
+  sequentialSeconds: number,
+): Promise<{ load: LoadResult & { perReplica: LoadResult[] }; sequential?: Awaited<ReturnType<typeof sequentialCaptures>> }> {
+  const replicas = await startReplicas(url, count);
+  try {
+    const first = replicas[0]!;
+    // A token from the first replica, used on every replica: tokens are in the shared database.
+    const token = await first.token();
+    const authorizations = await seedAuthorizations(first, token);
+    const sequential = sequentialSeconds > 0 ? await sequentialCaptures(first, token, authorizations, sequentialSeconds) : undefined;
+    await captureLoad(replicas, token, authorizations, 1); // warm-up: pools connected, code compiled
+    await withClient(url, (client) => client.query('CHECKPOINT'));
+    const measured = await captureLoad(replicas, token, authorizations, seconds);
+    return { load: measured, ...(sequential ? { sequential } : {}) };
+  } finally {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+  }
+}
+
+export async function benchPostgres(record: Record_, seconds: number): Promise<Record<string, unknown>> {
+  const found = findPostgres();
+  if ('skipped' in found) {
+    record({ workload: 'postgres: skipped', figure: found.skipped, baseline: '-', ratio: '-', target: '-', ok: null }, { skipped: found.skipped });
+    return { skipped: found.skipped };
+  }
+  const prefix = `payctl_bench_${randomBytes(4).toString('hex')}`;
+  const names = { pgbench: `${prefix}_pgbench`, one: `${prefix}_one`, two: `${prefix}_two` };
+  try {
+    const server = await withClient(found.url, async (client) => {
+      const show = async (name: string) => ((await client.query(`SHOW ${name}`)).rows[0] as Record<string, string>)[name] ?? '?';
+      // Byte order, as SQLite sorts text (keyset pages and ORDER BY id).
+      for (const name of Object.values(names)) await client.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+      return { version: await show('server_version'), fsync: await show('fsync'), synchronousCommit: await show('synchronous_commit') };
+    });
+    const durable = server.fsync === 'on' && server.synchronousCommit === 'on';
+    const setting = `PostgreSQL ${server.version.split(' ')[0]}, fsync=${server.fsync}, synchronous_commit=${server.synchronousCommit}`;
+    process.stderr.write(`  on ${found.source}: ${setting}\n`);
+
+    const tpcb = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
+    const pgbenchTps = 'tps' in tpcb ? tpcb.tps : undefined;
+    const pgbenchLabel = pgbenchTps === undefined ? `pgbench skipped (${'skipped' in tpcb ? tpcb.skipped : ''})` : `pgbench ${fmt(pgbenchTps)} tps`;
+    record({
+      workload: `postgres: pgbench TPC-B, ${PGBENCH_CLIENTS} connections (scale ${PGBENCH_SCALE}, -T ${seconds})`,
+      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps`,
+      baseline: setting,
+      ratio: '-',
+      target: '(the baseline)',
+      ok: null,
+    }, tpcb);
+
+    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, Math.min(seconds, 5));
+    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds, 0);
+    const ratio = (tps: number) => (pgbenchTps === undefined ? '-' : `${fmt((tps / pgbenchTps) * 100, 1)}%`);
+    const figure = (result: LoadResult) => `${fmt(result.requestsPerSecond)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
+    record({
+      workload: `postgres: capture 0.01, ${CONNECTIONS} connections, 1 replica (pool ${POOL_SIZE}), durable`,
+      figure: figure(one.load),
+      baseline: pgbenchLabel,
+      ratio: ratio(one.load.requestsPerSecond),
+      target: '(no target of its own; two replicas are judged)',
+      ok: null,
+    }, one.load);
+    const twoRatio = pgbenchTps === undefined ? undefined : two.load.requestsPerSecond / pgbenchTps;
+    record({
+      workload: `postgres: capture 0.01, ${CONNECTIONS} connections over 2 replicas (pool ${POOL_SIZE} each), durable`,
+      figure: figure(two.load),
+      baseline: pgbenchLabel,
+      ratio: ratio(two.load.requestsPerSecond),
+      target: '>= 60% of pgbench; durable; no errors',
+      ok: twoRatio === undefined ? null : twoRatio >= 0.6 && durable && two.load.non2xx === 0 && two.load.errors === 0,
+    }, two.load);
+    if (one.sequential) {
+      record({
+        workload: 'postgres: capture 0.01, one at a time (1 connection, 1 replica)',
+        figure: `p50 ${fmt(one.sequential.p50, 2)} ms, p99 ${fmt(one.sequential.p99, 2)} ms (${fmt(one.sequential.count)} captures, ${one.sequential.failed} failed)`,
+        baseline: '-',
+        ratio: '-',
+        target: '(reported, no target)',
+        ok: null,
+      }, one.sequential);
+    }
+    return { server, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, pgbench: tpcb, one, two };
+  } finally {
+    if (process.env.PAYCTL_BENCH_PG) {
+      await withClient(found.url, async (client) => {
+        for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }).catch((error: unknown) => process.stderr.write(`  could not drop the bench's databases: ${String(error)}\n`));
+    }
+    found.stop();
+  }
+}
