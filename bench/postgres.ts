@@ -31,11 +31,19 @@ const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 20);
  * merchant's one USD balance row, as every TPC-B transaction updates its one branch row at scale 1.
  */
 const AUTHORIZATIONS = 100;
+/** The informative run over several merchants: each has its own balance row (no one hot row). */
+const MERCHANTS = Number(process.env.BENCH_PG_MERCHANTS ?? 10);
 /** Durable: a commit is acknowledged once its WAL is flushed to disk. */
 const DURABLE_SETTINGS = '-c fsync=on -c synchronous_commit=on -c full_page_writes=on';
 
-// Both replicas are started with the same fixed credentials, as a team's deployment would be.
-const CREDENTIALS = ['--client-id', 'bench-app', '--client-secret', `bench-secret-${randomUUID()}`, '--admin-key', `bench-admin-${randomUUID()}`];
+// Every replica is started with the same fixed credentials and signing-key secret, as a team's
+// deployment would be (the credentials file goes in a temporary folder, not the user's data folder).
+const CREDENTIALS = [
+  '--client-id', 'bench-app',
+  '--client-secret', `bench-secret-${randomUUID()}`,
+  '--admin-key', `bench-admin-${randomUUID()}`,
+  '--signing-key-secret', randomBytes(32).toString('base64url'),
+];
 
 interface Cluster {
   /** Server URL (its own database is not used). */
@@ -119,7 +127,8 @@ async function pgbench(url: string, seconds: number): Promise<{ tps: number; out
 
 /** Starts `count` replicas on one database at the same time (they migrate it together). */
 async function startReplicas(url: string, count: number): Promise<Served[]> {
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startServe(url, {}, [...CREDENTIALS, '--db-pool-size', String(POOL_SIZE)])));
+  const args = [...CREDENTIALS, '--credentials-file', join(tempDir('pg-credentials'), 'credentials.json'), '--db-pool-size', String(POOL_SIZE)];
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServe(url, {}, args)));
   const failed = started.find((result) => result.status === 'rejected');
   const served = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   if (failed) {
@@ -129,31 +138,61 @@ async function startReplicas(url: string, count: number): Promise<Served[]> {
   return served;
 }
 
-async function seedAuthorizations(served: Served, token: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < AUTHORIZATIONS; start += 10) {
-    ids.push(...(await Promise.all(Array.from({ length: Math.min(10, AUTHORIZATIONS - start) }, () => authorize(served, token, '999999999.00')))));
-  }
-  return ids;
+/** What one capture goes to: an authorization and its merchant's token. */
+interface Target {
+  token: string;
+  authorization: string;
 }
 
-/** Captures of 0.01 at `connections` in all, spread evenly over the replicas, rotating over the authorizations. */
-async function captureLoad(replicas: Served[], token: string, authorizations: string[], seconds: number): Promise<LoadResult & { perReplica: LoadResult[] }> {
+async function tokenFor(served: Served, clientId: string, clientSecret: string): Promise<string> {
+  const response = await fetch(`${served.baseUrl}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  if (!response.ok) throw new Error(`token failed: ${response.status}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * AUTHORIZATIONS authorizations spread over `merchants` merchants (the default one, then accounts
+ * made with the admin key), each with a token from `served`.
+ */
+async function seedTargets(served: Served, merchants: number): Promise<Target[]> {
+  const tokens = [await served.token()];
+  for (let made = 1; made < merchants; made++) {
+    const account = await api(served, served.adminKey, 'POST', '/_payctl/accounts', { email: `bench-${made}-${randomUUID()}@example.com` });
+    if (account.status >= 300) throw new Error(`account create failed: ${account.status} ${JSON.stringify(account.body)}`);
+    tokens.push(await tokenFor(served, account.body.client_id as string, account.body.client_secret as string));
+  }
+  const targets: Target[] = [];
+  for (let start = 0; start < AUTHORIZATIONS; start += 10) {
+    const batch = Array.from({ length: Math.min(10, AUTHORIZATIONS - start) }, (_, i) => tokens[(start + i) % tokens.length]!);
+    targets.push(...(await Promise.all(batch.map(async (token) => ({ token, authorization: await authorize(served, token, '999999999.00') })))));
+  }
+  return targets;
+}
+
+/** Captures of 0.01 at `connections` in all, spread evenly over the replicas, rotating over the targets. */
+async function captureLoad(replicas: Served[], targets: Target[], seconds: number): Promise<LoadResult & { perReplica: LoadResult[] }> {
   let sent = 0;
   const perReplica = await Promise.all(
     replicas.map((replica) =>
       load({
-        url: `${replica.baseUrl}/v2/payments/authorizations/${authorizations[0]}/capture`,
+        url: `${replica.baseUrl}/v2/payments/authorizations/${targets[0]!.authorization}/capture`,
         connections: CONNECTIONS / replicas.length,
         durationSeconds: seconds,
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        setupRequest: (request) => ({
-          ...request,
-          path: `/v2/payments/authorizations/${authorizations[sent++ % authorizations.length]}/capture`,
-          headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
-          body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
-        }),
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          const target = targets[sent++ % targets.length]!;
+          return {
+            ...request,
+            path: `/v2/payments/authorizations/${target.authorization}/capture`,
+            headers: { ...request.headers, authorization: `Bearer ${target.token}`, 'Service-Request-Id': randomUUID() },
+            body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+          };
+        },
       }),
     ),
   );
@@ -170,13 +209,14 @@ async function captureLoad(replicas: Served[], token: string, authorizations: st
 }
 
 /** One capture at a time on one connection for `seconds`: latency percentiles in ms. */
-async function sequentialCaptures(served: Served, token: string, authorizations: string[], seconds: number): Promise<{ p50: number; p99: number; count: number; failed: number }> {
+async function sequentialCaptures(served: Served, targets: Target[], seconds: number): Promise<{ p50: number; p99: number; count: number; failed: number }> {
   const times: number[] = [];
   let failed = 0;
   const deadline = performance.now() + seconds * 1000;
   while (performance.now() < deadline) {
     const started = performance.now();
-    const answer = await api(served, token, 'POST', `/v2/payments/authorizations/${authorizations[times.length % authorizations.length]}/capture`, {
+    const target = targets[times.length % targets.length]!;
+    const answer = await api(served, target.token, 'POST', `/v2/payments/authorizations/${target.authorization}/capture`, {
       amount: { currency_code: 'USD', value: '0.01' },
     }, { 'Service-Request-Id': randomUUID() });
     times.push(performance.now() - started);
@@ -192,18 +232,17 @@ async function measureReplicas(
   url: string,
   count: number,
   seconds: number,
-  sequentialSeconds: number,
+  options: { sequentialSeconds?: number; merchants?: number } = {},
 ): Promise<{ load: LoadResult & { perReplica: LoadResult[] }; sequential?: Awaited<ReturnType<typeof sequentialCaptures>> }> {
   const replicas = await startReplicas(url, count);
   try {
     const first = replicas[0]!;
-    // A token from the first replica, used on every replica: tokens are in the shared database.
-    const token = await first.token();
-    const authorizations = await seedAuthorizations(first, token);
-    const sequential = sequentialSeconds > 0 ? await sequentialCaptures(first, token, authorizations, sequentialSeconds) : undefined;
-    await captureLoad(replicas, token, authorizations, 1); // warm-up: pools connected, code compiled
+    // Tokens from the first replica, used on every replica: tokens are in the shared database.
+    const targets = await seedTargets(first, options.merchants ?? 1);
+    const sequential = options.sequentialSeconds ? await sequentialCaptures(first, targets, options.sequentialSeconds) : undefined;
+    await captureLoad(replicas, targets, 1); // warm-up: pools connected, code compiled
     await withClient(url, (client) => client.query('CHECKPOINT'));
-    const measured = await captureLoad(replicas, token, authorizations, seconds);
+    const measured = await captureLoad(replicas, targets, seconds);
     return { load: measured, ...(sequential ? { sequential } : {}) };
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
@@ -217,7 +256,7 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
     return { skipped: found.skipped };
   }
   const prefix = `payctl_bench_${randomBytes(4).toString('hex')}`;
-  const names = { pgbench: `${prefix}_pgbench`, one: `${prefix}_one`, two: `${prefix}_two` };
+  const names = { pgbench: `${prefix}_pgbench`, one: `${prefix}_one`, two: `${prefix}_two`, spread: `${prefix}_spread` };
   try {
     const server = await withClient(found.url, async (client) => {
       const show = async (name: string) => ((await client.query(`SHOW ${name}`)).rows[0] as Record<string, string>)[name] ?? '?';
@@ -241,8 +280,9 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
       ok: null,
     }, tpcb);
 
-    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, Math.min(seconds, 5));
-    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds, 0);
+    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, { sequentialSeconds: Math.min(seconds, 5) });
+    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
+    const spread = MERCHANTS > 1 ? await measureReplicas(databaseUrl(found.url, names.spread), 2, seconds, { merchants: MERCHANTS }) : undefined;
     const ratio = (tps: number) => (pgbenchTps === undefined ? '-' : `${fmt((tps / pgbenchTps) * 100, 1)}%`);
     const figure = (result: LoadResult) => `${fmt(result.requestsPerSecond)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
     record({
@@ -262,6 +302,16 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
       target: '>= 60% of pgbench; durable; no errors',
       ok: twoRatio === undefined ? null : twoRatio >= 0.6 && durable && two.load.non2xx === 0 && two.load.errors === 0,
     }, two.load);
+    if (spread) {
+      record({
+        workload: `postgres: capture 0.01, ${CONNECTIONS} connections over 2 replicas, ${MERCHANTS} merchants (a balance row each), durable`,
+        figure: figure(spread.load),
+        baseline: pgbenchLabel,
+        ratio: ratio(spread.load.requestsPerSecond),
+        target: '(informative: the judged row has one merchant, as TPC-B at scale 1 has one branch)',
+        ok: null,
+      }, spread.load);
+    }
     if (one.sequential) {
       record({
         workload: 'postgres: capture 0.01, one at a time (1 connection, 1 replica)',
@@ -272,7 +322,7 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
         ok: null,
       }, one.sequential);
     }
-    return { server, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, pgbench: tpcb, one, two };
+    return { server, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, merchants: MERCHANTS, pgbench: tpcb, one, two, spread };
   } finally {
     if (process.env.PAYCTL_BENCH_PG) {
       await withClient(found.url, async (client) => {
