@@ -2,6 +2,7 @@
 
 import { markTransactionScope } from './driver.js';
 import { createGroupCommitter } from './group-commit.js';
+import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
 import type { Storage, TxOptions } from './storage.js';
@@ -19,6 +20,7 @@ export interface SqliteStorageOptions {
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const withLease = jobLeaseRunner(newLeaseOwner());
   return {
     dialect: 'sqlite',
     db,
@@ -40,10 +42,9 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
       // deferred transaction's read snapshot went stale before it wrote): a fresh try can succeed.
       return withTransactionRetry('sqlite', run, retry);
     },
-    // One process's jobs run one at a time already (core/scheduler.ts).
-    withJobLease: async (_name, _ttlMs, work) => {
-      await work();
-      return true;
+    // Other processes may serve the same file: the lease is a row (db/job-leases.ts).
+    withJobLease(name, ttlMs, work) {
+      return withLease(this, name, ttlMs, work);
     },
     generation: options.generation,
     processCaches: true,
