@@ -16,15 +16,13 @@ import { migrate } from './db/migrate.js';
 import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
 import { isPostgresUrl, type Storage } from './db/storage.js';
-import { dataGeneration } from './db/generation.js';
 import { storedSigningKeyOpens } from './notifications/signing.js';
 import { dirname } from 'node:path';
 import { defaultCredentialsFile } from './credentials-path.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
-import { NOT_CACHED, cachedTokenOwner, type AccountCredentials } from './oauth/service.js';
-import { listAccounts } from './oauth/store.js';
+import { NOT_CACHED, cachedTokenOwner, loadClockOffsets, type AccountCredentials } from './oauth/service.js';
 
 export { writeSchemaTemplate } from './db/seed.js';
 
@@ -88,7 +86,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logHolder: { log?: FastifyBaseLogger } = {};
   let storage: Storage;
   let warnings: string[] = [];
-  let readGeneration: (() => string) | undefined;
   if (postgres) {
     // Loaded only here: a SQLite server never loads pg.
     const { openPostgresStorage } = await import('./db/postgres-storage.js');
@@ -101,13 +98,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const opened = openDatabase(options.dbPath, { ownedDirectory: options.ownedDataDirectory === true });
     try {
       migrate(opened.sqlite, isoSeconds(clock.systemNow()));
-      readGeneration = dataGeneration(opened.sqlite);
     } catch (error) {
       await closeDatabase(opened);
       throw error;
     }
     warnings = opened.warnings;
-    storage = createSqliteStorage(opened.db, { groupCommit: config.groupCommit, generation: readGeneration, close: () => closeDatabase(opened) });
+    // Its generation (temporary triggers and PRAGMA data_version) keeps process caches correct.
+    storage = createSqliteStorage(opened.db, { groupCommit: config.groupCommit, sqlite: opened.sqlite, close: () => closeDatabase(opened) });
   }
   const db = storage.db;
   try {
@@ -140,7 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (!logHolder.log) throw new Error('logger not ready');
         return logHolder.log;
       },
-      readCache: new ReadCache(readGeneration ?? (() => ''), (token) => {
+      readCache: new ReadCache(storage.generation, (token) => {
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
@@ -148,10 +145,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       publicUrl: () => publicUrl,
       linkBase: (host) => linkBase(host),
     };
+    // Clocks live in the database (another replica may move one): each pass of the jobs reads them first.
+    deps.scheduler.register('clock-offsets', () => loadClockOffsets(deps));
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
-    // Another process's writes would not move this process's generation.
-    if (readGeneration === undefined || !storage.processCaches) deps.readCache.disable();
+    // Off where other processes' writes cannot be noticed cheaply (PostgreSQL).
+    if (!storage.processCaches) deps.readCache.disable();
     // On SQLite a key nobody can open is replaced (the file's only server lost its secret). Replicas
     // on one PostgreSQL database must sign alike: one that cannot open the key refuses to start,
     // before bootstrap changes anything (a new client secret).
@@ -182,7 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const warning of warnings) app.log.warn(warning);
     deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
 
-    for (const account of await listAccounts(db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
+    await loadClockOffsets(deps);
     const booted = await finishBootstrap();
     adminKey = booted.adminKey;
     // Another server starting on the same new database may have written the credentials file first.

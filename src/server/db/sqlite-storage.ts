@@ -1,6 +1,8 @@
 // Storage on SQLite: group commit for request transactions, BEGIN IMMEDIATE for exclusive ones.
 
+import type BetterSqlite3 from 'better-sqlite3';
 import { markTransactionScope } from './driver.js';
+import { dataGeneration } from './generation.js';
 import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
@@ -9,8 +11,11 @@ import type { Storage, TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
-  /** The database's change counter (generation.ts); without it answer caches are off. */
-  generation?: () => string;
+  /**
+   * The connection `db` runs on, migrated: its change counters (generation.ts) keep process caches
+   * correct. Without it `generation` is undefined and those caches are off.
+   */
+  sqlite?: BetterSqlite3.Database;
   /** Closes the file (connection.ts closeDatabase); without it close() only destroys the Kysely handle. */
   close?: () => Promise<void>;
   /** Retries of a transaction another process's write lock or commit failed (tests inject their own). */
@@ -19,6 +24,7 @@ export interface SqliteStorageOptions {
 
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
+  const generation = options.sqlite === undefined ? undefined : dataGeneration(options.sqlite);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const withLease = jobLeaseRunner(newLeaseOwner());
   return {
@@ -46,8 +52,9 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
     withJobLease(name, ttlMs, work) {
       return withLease(this, name, ttlMs, work);
     },
-    generation: options.generation,
-    processCaches: true,
+    generation,
+    // Every write through this connection and every other connection's commit moves `generation`.
+    processCaches: generation !== undefined,
     stats: () => committer.stats(),
     close: options.close ?? (() => db.destroy()),
   };
