@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT, api, atExit, authorize, load, startServe, tempDir, type LoadResult, type Served } from './lib.js';
+import { ROOT, api, atExit, authorize, load, medianRunMs, startServe, tempDir, type LoadResult, type Served } from './lib.js';
 
 type Record_ = (row: { workload: string; figure: string; baseline: string; ratio: string; target: string; ok: boolean | null }, raw: unknown) => void;
 
@@ -267,7 +267,9 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
       return { version: await show('server_version'), fsync: await show('fsync'), synchronousCommit: await show('synchronous_commit') };
     });
     const durable = server.fsync === 'on' && server.synchronousCommit === 'on';
-    const setting = `PostgreSQL ${server.version.split(' ')[0]}, fsync=${server.fsync}, synchronous_commit=${server.synchronousCommit}`;
+    // How busy the host is, in the unit the SQLite part's baselines use (a quiet 2-core host: ~70 ms).
+    const nodeStartMs = await medianRunMs(process.execPath, ['-e', '0'], 5);
+    const setting = `PostgreSQL ${server.version.split(' ')[0]}, fsync=${server.fsync}, synchronous_commit=${server.synchronousCommit}; node -e 0 ${fmt(nodeStartMs)} ms`;
     process.stderr.write(`  on ${found.source}: ${setting}\n`);
 
     const tpcb = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
@@ -324,7 +326,7 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
         ok: null,
       }, one.sequential);
     }
-    return { server, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, merchants: MERCHANTS, pgbench: tpcb, one, two, spread };
+    return { server, nodeStartMs, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, merchants: MERCHANTS, pgbench: tpcb, one, two, spread };
   } finally {
     if (process.env.PAYCTL_BENCH_PG) {
       await withClient(found.url, async (client) => {
