@@ -1,40 +1,91 @@
 // Storage on SQLite: group commit for request transactions, BEGIN IMMEDIATE for exclusive ones.
 
+import { sql } from 'kysely';
 import { markTransactionScope } from './driver.js';
 import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
+import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
-import type { Storage, TxOptions } from './storage.js';
+import type { AuditEngine, Storage, TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
   /** The database's change counter (generation.ts); without it answer caches are off. */
   generation?: () => string;
+  /** Closes the file (connection.ts closeDatabase); without it close() only destroys the Kysely handle. */
+  close?: () => Promise<void>;
+  /** Retries of a transaction another process's write lock or commit failed (tests inject their own). */
+  retry?: RetryPolicy;
 }
+
+/** Values as text, so that bigint amounts survive JSON. */
+const printable = (row: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(row).map(([key, value]) => [key, value === null ? 'null' : String(value)]));
+
+export const sqliteAudit: AuditEngine = {
+  dialect: 'sqlite',
+  async tables(db) {
+    const rows = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db);
+    return new Set(rows.rows.map((row) => row.name));
+  },
+  async engineChecks(db) {
+    const integrity = (await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(db)).rows.map((row) => ({ result: String(row.integrity_check) }));
+    const integrityOk = integrity.length === 1 && integrity[0]?.result === 'ok';
+    const foreignKeys = (await sql<Record<string, unknown>>`PRAGMA foreign_key_check`.execute(db)).rows.map(printable);
+    return [
+      { name: 'sqlite-integrity', description: 'PRAGMA integrity_check is ok', violations: integrityOk ? [] : integrity },
+      { name: 'foreign-keys', description: 'PRAGMA foreign_key_check finds nothing', violations: foreignKeys },
+    ];
+  },
+};
 
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
   const withLease = jobLeaseRunner(newLeaseOwner());
-  return {
+  const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const storage: Storage = {
     dialect: 'sqlite',
     db,
+    audit: sqliteAudit,
+    // secure_delete zeroes the cells the old values leave free; the checkpoint moves the new pages
+    // into the main file and truncates the WAL, which held the old page images.
+    async secureRewrite<T>(name: string, work: (trx: Trx) => Promise<T>): Promise<T> {
+      await sql`PRAGMA secure_delete = ON`.execute(db);
+      let result: T;
+      try {
+        result = await storage.transaction({ name }, work);
+      } finally {
+        await sql`PRAGMA secure_delete = OFF`.execute(db);
+      }
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db).catch(() => undefined);
+      return result;
+    },
     transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
-      // Returned as is: a request pays no promise hop over group commit's own path.
+      // Returned as is: a request pays no promise hop over group commit's own path. Not retried: a
+      // batch's commit error rejects every request in it (group-commit.ts), and one process's
+      // batches never contend with each other.
       if (opts.batch === true) {
         // A batch is one deferred transaction shared by many requests; none of them can make it IMMEDIATE.
         if (opts.exclusive !== undefined) return Promise.reject(new Error(`transaction ${opts.name}: batch and exclusive cannot be combined`));
         return committer.run(work);
       }
       // The driver maps `serializable` to BEGIN IMMEDIATE (driver.ts beginTransaction).
-      const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
-      return builder.execute((trx) => markTransactionScope(() => work(trx)));
+      const run = () => {
+        const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
+        return builder.execute((trx) => markTransactionScope(() => work(trx)));
+      };
+      // SQLITE_BUSY (another process held the write lock past busy_timeout) or BUSY_SNAPSHOT (a
+      // deferred transaction's read snapshot went stale before it wrote): a fresh try can succeed.
+      return withTransactionRetry('sqlite', run, retry);
     },
     // Other processes may serve the same file: the lease is a row (db/job-leases.ts).
     withJobLease(name, ttlMs, work) {
-      return withLease(this, name, ttlMs, work);
+      return withLease(storage, name, ttlMs, work);
     },
     generation: options.generation,
     processCaches: true,
     stats: () => committer.stats(),
+    close: options.close ?? (() => db.destroy()),
   };
+  return storage;
 }
