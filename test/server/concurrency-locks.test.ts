@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_CHECKS } from '../../src/server/audit/checks.js';
 import { INVOICE_CHECKS } from '../../src/server/audit/invoice-checks.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { simpleInvoice, sentInvoice } from './invoicing-helpers.js';
 import { FULL, authorize, capture, capturedPayment, createOrder, refund, usd } from './payments-helpers.js';
@@ -22,7 +23,7 @@ afterAll(async () => {
   const broken: Array<{ name: string; violations: unknown[] }> = [];
   try {
     for (const check of AUDIT_CHECKS.filter((item) => !invoiceChecks.has(item.name))) {
-      const { rows } = await check.query(null).execute(t.server.db);
+      const { rows } = await check.query(null, onPostgres ? 'postgres' : 'sqlite').execute(t.server.db);
       if (rows.length > 0) broken.push({ name: check.name, violations: rows });
     }
   } finally {
