@@ -2,7 +2,7 @@
 // same --json line, the password never printed, the credentials file in the data folder (0600, one
 // per database), and no folder named after the URL.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -84,6 +84,34 @@ describe.runIf(testPostgresUrl !== undefined)('payctl serve --db postgres://', (
     expect(files).toEqual([`postgres-${url.hostname}-${url.port}-${database.name}.credentials.json`]);
     expect(statSync(join(dataDir, files[0]!)).mode & 0o777).toBe(0o600);
     expect(files[0]).not.toContain('hunter2');
+  });
+
+  it('answers payctl sandbox audit, for the merchant and with --all (PostgreSQL\'s own checks included)', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      PAYCTL_CONFIG_DIR: dir,
+      CI: '1',
+      NO_COLOR: '1',
+      PAYCTL_BASE_URL: ready.base_url,
+      PAYCTL_CLIENT_ID: ready.client_id,
+      PAYCTL_CLIENT_SECRET: ready.client_secret,
+      PAYCTL_ADMIN_KEY: ready.admin_key,
+    };
+    const audit = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+        execFile(process.execPath, [BIN, 'sandbox', 'audit', '--json', ...args], { env, timeout: 20_000 }, (error, stdout, stderr) =>
+          done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        );
+      });
+    const mine = await audit([]);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(JSON.parse(mine.stdout)).toMatchObject({ ok: true, scope: 'account' });
+    const all = await audit(['--all']);
+    expect(all.code, all.stderr).toBe(0);
+    const report = JSON.parse(all.stdout) as { ok: boolean; scope: string; checks: Array<{ name: string }> };
+    expect(report).toMatchObject({ ok: true, scope: 'all' });
+    expect(report.checks.map((check) => check.name)).toEqual(expect.arrayContaining(['balances-match-movements', 'postgres-indexes-valid', 'foreign-keys']));
   });
 
   it('made no folder named after the URL', () => {
