@@ -2,13 +2,18 @@
 // `payctl serve` in a child process (two processes, so each waits for SQLite's write lock without
 // stopping the other), each with its own scheduler and webhook dispatcher. Every event is delivered
 // once, an authorization expires once, a payout batch is paid once, a scheduled invoice is sent
-// once; a server killed with deliveries in flight leaves them to the other.
+// once; a server killed with deliveries in flight leaves them to the other. On PostgreSQL too
+// (PAYCTL_TEST_BACKEND=postgres PAYCTL_TEST_PG=URL).
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRequest, startTestServer, type HttpResult, type Merchant, type RequestOptions, type TestServer } from '../helpers/server.js';
 import { authorize } from '../server/payments-helpers.js';
 import { emitEvent, startReceiver, subscribe, waitUntil, type Receiver } from '../server/webhooks-support.js';
+import { onPostgres } from '../helpers/postgres.js';
+import { LEASE_MS } from '../../src/server/notifications/dispatcher.js';
 import { DEFAULT_CREDENTIALS, startServe, type ServeProcess } from './support/serve-process.js';
+
+const SIGNING_KEY_SECRET = Buffer.alloc(32, 7).toString('base64url');
 
 let inProcess: TestServer | undefined;
 let child: ServeProcess | undefined;
@@ -37,13 +42,16 @@ interface OtherServer {
  */
 async function firstServer(): Promise<TestServer> {
   const { clientId, clientSecret, adminKey } = DEFAULT_CREDENTIALS;
-  inProcess = await startTestServer({ clientId, clientSecret, adminKey });
+  inProcess = await startTestServer({ clientId, clientSecret, adminKey, signingKeySecret: SIGNING_KEY_SECRET });
+  // PAYCTL_TEST_BACKEND=postgres (with PAYCTL_TEST_PG) runs the file on a fresh PostgreSQL database.
+  expect(inProcess.server.deps.storage.dialect).toBe(onPostgres ? 'postgres' : 'sqlite');
   return inProcess;
 }
 
 /** The second server, in its child process, on the first one's database, spoken to with its tokens. */
 async function secondServer(a: TestServer): Promise<OtherServer> {
-  const started = await startServe({ dbPath: a.dbPath });
+  // The same signing key secret: on PostgreSQL each server would otherwise keep its own credentials file.
+  const started = await startServe({ dbPath: a.dbPath, extraArgs: ['--signing-key-secret', SIGNING_KEY_SECRET] });
   child = started;
   return {
     process: started,
@@ -59,6 +67,10 @@ async function secondServer(a: TestServer): Promise<OtherServer> {
 async function advanceBoth(a: TestServer, b: OtherServer, merchant: Merchant, seconds: number): Promise<void> {
   await Promise.all([a.advanceClock(seconds, merchant.token), b.advanceClock(seconds, merchant.token)]);
 }
+
+/** How many servers hold delivery leases now. */
+const leaseHolders = async (a: TestServer): Promise<number> =>
+  (await a.server.db.selectFrom('webhook_deliveries').select('lease_owner').distinct().where('lease_owner', 'is not', null).execute()).length;
 
 const countRows = async (t: TestServer, sqlText: string): Promise<number> => {
   const { sql } = await import('kysely');
@@ -80,7 +92,17 @@ describe('two servers on one database', () => {
     }
     const pending = () => countRows(a, "SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'DELIVERED'");
     const delivered = () => countRows(a, "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'DELIVERED'");
-    await waitUntil(async () => (await delivered()) === EVENTS && (await pending()) === 0, 60_000, 'every delivery recorded as delivered');
+    // Positive control: both servers held delivery leases at some point (both were delivering).
+    let bothDelivering = false;
+    await waitUntil(
+      async () => {
+        bothDelivering ||= (await leaseHolders(a)) >= 2;
+        return (await delivered()) === EVENTS && (await pending()) === 0;
+      },
+      60_000,
+      'every delivery recorded as delivered',
+    );
+    expect(bothDelivering).toBe(true);
     const attempts = await a.server.db
       .selectFrom('webhook_attempts as t')
       .innerJoin('webhook_deliveries as d', 'd.id', 't.delivery_id')
@@ -198,4 +220,25 @@ describe('two servers on one database', () => {
     const statuses = await a.server.db.selectFrom('invoices').select('status').where('id', 'in', ids).execute();
     expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'SENT'));
   }, 60_000);
+
+  it('a server killed (SIGKILL) with deliveries leased: the other delivers them once the leases run out', async () => {
+    const a = await firstServer();
+    // Slow answers keep attempts in flight and leased rows queued on both servers.
+    receiver = await startReceiver(() => ({ status: 200, delayMs: 100 }));
+    await subscribe(a, receiver.url);
+    const EVENTS = 600;
+    for (let i = 0; i < EVENTS; i += 1) {
+      await emitEvent(a, { eventType: 'PAYMENT.CAPTURE.COMPLETED', resourceType: 'capture', resourceId: `CAP-${i}` });
+    }
+    const b = await secondServer(a);
+    await waitUntil(async () => (await leaseHolders(a)) >= 2, 30_000, 'both servers holding delivery leases');
+    await b.process.kill('SIGKILL');
+    const killedAt = Date.now();
+    const left = async () => Number((await a.server.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<bigint>().as('n')).where('status', '<>', 'DELIVERED').executeTakeFirstOrThrow()).n);
+    expect(await left(), 'deliveries the killed server had leased are still waiting').toBeGreaterThan(0);
+    await waitUntil(async () => (await left()) === 0, 60_000, 'every delivery made by the surviving server');
+    expect(Date.now() - killedAt, 'taken over only once the leases ran out').toBeGreaterThan(LEASE_MS / 2);
+    const posted = new Set(receiver.received.map((request) => (JSON.parse(request.body) as { id: string }).id));
+    expect(posted.size).toBe(EVENTS);
+  }, 120_000);
 });
