@@ -1,6 +1,7 @@
 // Benchmark plumbing: start the real `payctl serve`, drive load with autocannon, time processes.
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,9 +25,21 @@ export interface Served {
 }
 
 const made: string[] = [];
+const beforeExit: Array<() => void> = [];
+/** Runs `cleanup` (synchronously) when the bench exits or is stopped, before the temporary directories go. */
+export function atExit(cleanup: () => void): void {
+  beforeExit.push(cleanup);
+}
 // A full run makes ~25 directories, some with 150 MB databases: all go when the bench exits or is
 // stopped by Ctrl-C or SIGTERM (BENCH_KEEP=1 keeps them, to look at a database afterwards).
 function removeTempDirs(): void {
+  for (const cleanup of beforeExit.splice(0)) {
+    try {
+      cleanup();
+    } catch {
+      // a cleanup that fails must not keep the others (or the directories) from going
+    }
+  }
   if (process.env.BENCH_KEEP === '1') return;
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
@@ -57,15 +70,18 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   }
 }
 
-/** Starts `payctl serve` on a temporary database (or `db`) and waits for its first answer. BENCH_BIN runs another build's bin/run.js (A/B). */
-export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
+/**
+ * Starts `payctl serve` on a temporary database (or `db`: a file or a postgres:// URL) and waits for
+ * its first answer; `extraArgs` are more serve flags. BENCH_BIN runs another build's bin/run.js (A/B).
+ */
+export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}, extraArgs: readonly string[] = []): Promise<Served> {
   const dir = tempDir('serve');
   const dbPath = db ?? join(dir, 'payctl.db');
   const started = performance.now();
   const nodeArgs = (env.BENCH_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // As a user runs `payctl serve`: the bin itself; with BENCH_NODE_ARGS, node with those flags.
   const bin = process.env.BENCH_BIN ?? BIN;
-  const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile'];
+  const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile', ...extraArgs];
   const [command, args] = nodeArgs.length > 0 ? [process.execPath, [...nodeArgs, bin, ...serveArgs]] : [bin, serveArgs];
   const child = spawn(command, args, {
     env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },
@@ -208,4 +224,21 @@ export async function api<T = any>(
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** An order for `value` authorized at once (card payment source), returning the authorization id. */
+export async function authorize(served: Served, token: string, value: string, currency = 'USD'): Promise<string> {
+  const order = await api(served, token, 'POST', '/v2/checkout/orders', {
+    intent: 'AUTHORIZE',
+    purchase_units: [{ amount: { currency_code: currency, value } }],
+    payment_source: { card: { number: '4111111111111111', expiry: '2030-12', name: 'Bench Buyer' } },
+  }, { 'Service-Request-Id': randomUUID(), Prefer: 'return=representation' });
+  if (order.status >= 300) throw new Error(`order create failed: ${order.status} ${JSON.stringify(order.body)}`);
+  const authorized = await api(served, token, 'POST', `/v2/checkout/orders/${order.body.id}/authorize`, {}, {
+    'Service-Request-Id': randomUUID(),
+    Prefer: 'return=representation',
+  });
+  const id = authorized.body?.purchase_units?.[0]?.payments?.authorizations?.[0]?.id as string | undefined;
+  if (!id) throw new Error(`authorize failed: ${authorized.status} ${JSON.stringify(authorized.body)}`);
+  return id;
 }

@@ -15,16 +15,25 @@
 //   ```sh no-test marks a block that must not run (npm install, npm link, anything that runs in the
 //   foreground until Ctrl-C); every other block must run, and the last test counts them.
 // - CI=1 and no terminal: commands never prompt, so money-moving examples need --yes.
+// - ```sh postgres marks a block that needs PostgreSQL. With PAYCTL_TEST_PG (a server URL) set, the
+//   block gets a database of its own: every POSTGRES_EXAMPLE_URL in it becomes that database's URL,
+//   and the database is dropped after the block. Without PAYCTL_TEST_PG the block is skipped and its
+//   name says why. Whatever a block leaves running in the background is stopped when it ends.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../commands/cli-harness.js';
-import { docFiles, examplesOf, type DocExample, type UnrunBlock } from './doc-examples.js';
+import { docFiles, examplesOf, POSTGRES_EXAMPLE_URL, type DocExample, type UnrunBlock } from './doc-examples.js';
 
 const EXAMPLE_TIMEOUT_MS = 180_000;
+/** A PostgreSQL server for the ```sh postgres examples (its own database is only used to make others). */
+const TEST_PG = process.env.PAYCTL_TEST_PG || undefined;
+const NO_PG_REASON = 'skipped: needs PostgreSQL, set PAYCTL_TEST_PG to a server URL';
 const README_MAX_LINES = 300;
 
 interface Sandbox {
@@ -101,10 +110,50 @@ interface BlockResult {
   stderr: string;
 }
 
+async function withPg<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_PG });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database on PAYCTL_TEST_PG (text sorted by byte, as payctl expects); its URL and how to drop it. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `payctl_docs_${randomBytes(6).toString('hex')}`;
+  await withPg((client) => client.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`));
+  const url = new URL(TEST_PG!);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => withPg(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+}
+
+/** Signals a block's process group (bash and whatever it left in the background); false when none is left. */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs one block in bash, with the variables the earlier blocks of its file left. */
-function runBlock(sandbox: Sandbox, example: DocExample, index: number): Promise<BlockResult> {
+async function runBlock(sandbox: Sandbox, example: DocExample, index: number): Promise<BlockResult> {
+  if (!example.postgres) return runScript(sandbox, example.script, index);
+  const database = await freshDatabase();
+  try {
+    return await runScript(sandbox, example.script.replaceAll(POSTGRES_EXAMPLE_URL, database.url), index);
+  } finally {
+    await database.drop();
+  }
+}
+
+function runScript(sandbox: Sandbox, script: string, index: number): Promise<BlockResult> {
   const blockPath = join(sandbox.root, `block-${index}.sh`);
-  writeFileSync(blockPath, `${example.script}\n`);
+  writeFileSync(blockPath, `${script}\n`);
   const state = join(sandbox.root, 'state.sh');
   const wrapper = [
     'set -a', // every variable a block sets is exported, so the dump below carries it to the next block
@@ -116,15 +165,22 @@ function runBlock(sandbox: Sandbox, example: DocExample, index: number): Promise
     `. '${blockPath}'`,
   ].join('\n');
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', wrapper], { cwd: sandbox.work, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so that what the block started in the background (a server it did not
+    // stop because a command failed) is stopped with it and cannot hold the output pipes open.
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', wrapper], { cwd: sandbox.work, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), EXAMPLE_TIMEOUT_MS - 5_000);
+    const timer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), EXAMPLE_TIMEOUT_MS - 5_000);
+    let leftovers: NodeJS.Timeout | undefined;
     child.on('error', reject);
+    child.on('exit', () => {
+      if (signalGroup(child.pid, 'SIGTERM')) leftovers = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 10_000);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(leftovers);
       resolve({ code, stdout, stderr });
     });
   });
@@ -138,6 +194,8 @@ const unrun: UnrunBlock[] = [];
 const examples = new Map(files.map((file) => [file, examplesOf(REPO, file, unrun)] as const));
 const ran = new Set<string>();
 const keyOf = (example: DocExample) => `${example.file}:${example.line}`;
+/** Whether an example runs here: not no-test, and a postgres one only with a server to run on. */
+const runs = (example: DocExample) => !example.skip && (!example.postgres || TEST_PG !== undefined);
 
 describe('the docs', () => {
   it('use one command form: `payctl ...` (never npx payctl, never bin/run.js in an example)', () => {
@@ -152,6 +210,13 @@ describe('the docs', () => {
 
   it('fence every block of payctl commands as sh (or sh no-test), so that it runs', () => {
     expect(unrun.map((block) => `${block.file}:${block.line}`)).toEqual([]);
+  });
+
+  it('write a database URL only in postgres blocks, and there as the placeholder the test replaces', () => {
+    const all = [...examples.values()].flat();
+    const stray = all.filter((example) => !example.skip && !example.postgres && /postgres(ql)?:\/\//.test(example.script)).map(keyOf);
+    const unreplaced = all.filter((example) => example.postgres && !example.script.includes(POSTGRES_EXAMPLE_URL)).map(keyOf);
+    expect({ stray, unreplaced }).toEqual({ stray: [], unreplaced: [] });
   });
 
   it(`keep the README at most ${README_MAX_LINES} lines`, () => {
@@ -176,7 +241,7 @@ for (const file of files.filter((name) => (examples.get(name) ?? []).length > 0)
   describe(file, () => {
     let sandbox: Sandbox | undefined;
     beforeAll(async () => {
-      if ((examples.get(file) ?? []).some((example) => !example.skip)) sandbox = await openSandbox();
+      if ((examples.get(file) ?? []).some(runs)) sandbox = await openSandbox();
     }, 90_000);
     afterAll(async () => closeSandbox(sandbox), 60_000);
 
@@ -184,6 +249,10 @@ for (const file of files.filter((name) => (examples.get(name) ?? []).length > 0)
       const name = `line ${example.line}${example.expectedExit ? ` (exit ${example.expectedExit})` : ''}: ${example.script.split('\n')[0]?.slice(0, 70) ?? ''}`;
       if (example.skip) {
         it.skip(name, () => undefined);
+        return;
+      }
+      if (!runs(example)) {
+        it.skip(`${name} (${NO_PG_REASON})`, () => undefined);
         return;
       }
       it(
@@ -201,8 +270,8 @@ for (const file of files.filter((name) => (examples.get(name) ?? []).length > 0)
 }
 
 describe('every example', () => {
-  it('that is not marked no-test ran and passed', () => {
-    const runnable = [...examples.values()].flat().filter((example) => !example.skip).map(keyOf);
+  it('that is not marked no-test ran and passed (the postgres ones only with PAYCTL_TEST_PG)', () => {
+    const runnable = [...examples.values()].flat().filter(runs).map(keyOf);
     expect(runnable.length).toBeGreaterThan(0);
     expect(runnable.filter((key) => !ran.has(key))).toEqual([]);
   });

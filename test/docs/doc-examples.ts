@@ -5,6 +5,8 @@
 //   no-test   shown, never run (npm install, npm link, a server or listener in the foreground);
 //             the rest of the info string may say why: ```sh no-test (runs until Ctrl-C)
 //   exit=N    the block's last command exits N (a refusal shown on purpose); default 0
+//   postgres  needs a PostgreSQL database: the block writes its URL as POSTGRES_EXAMPLE_URL, and the
+//             doc test puts a fresh database in its place (skipped, saying why, without one)
 // In a console block only the lines starting with "$ " are commands (the rest is output).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +20,8 @@ export interface DocExample {
   lang: string;
   skip: boolean;
   expectedExit: number;
+  /** Fenced ```sh postgres: runs only with a PostgreSQL server (PAYCTL_TEST_PG). */
+  postgres: boolean;
   script: string;
 }
 
@@ -28,6 +32,9 @@ export interface UnrunBlock {
 }
 
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console']);
+
+/** The database URL a `postgres` example writes; the doc test replaces it with a fresh database's. */
+export const POSTGRES_EXAMPLE_URL = 'postgres://payctl:secret@localhost:5432/payctl';
 
 /** README.md first, then docs/*.md in name order. */
 export function docFiles(repo: string): string[] {
@@ -53,7 +60,7 @@ export function extractExamples(file: string, text: string, unrun: UnrunBlock[] 
     if (SHELL_LANGS.has(lang)) {
       const exit = words.find((word) => word.startsWith('exit='));
       const script = lang === 'console' ? body.filter((l) => l.startsWith('$ ')).map((l) => l.slice(2)).join('\n') : body.join('\n');
-      examples.push({ file, line: i + 1, lang, skip: words.includes('no-test'), expectedExit: exit ? Number(exit.slice(5)) : 0, script });
+      examples.push({ file, line: i + 1, lang, skip: words.includes('no-test'), expectedExit: exit ? Number(exit.slice(5)) : 0, postgres: words.includes('postgres'), script });
     } else if (body.some((l) => /^\s*(\$\s+)?payctl\s/.test(l))) {
       unrun.push({ file, line: i + 1 });
     }

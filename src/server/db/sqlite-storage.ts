@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { markTransactionScope } from './driver.js';
 import { dataGeneration } from './generation.js';
 import { createGroupCommitter } from './group-commit.js';
+import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
 import type { AuditEngine, Storage, TxOptions } from './storage.js';
@@ -47,6 +48,7 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
   const committer = createGroupCommitter(db, options.groupCommit);
   const generation = options.sqlite === undefined ? undefined : dataGeneration(options.sqlite);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const withLease = jobLeaseRunner(newLeaseOwner());
   const storage: Storage = {
     dialect: 'sqlite',
     db,
@@ -82,10 +84,9 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
       // deferred transaction's read snapshot went stale before it wrote): a fresh try can succeed.
       return withTransactionRetry('sqlite', run, retry);
     },
-    // One process's jobs run one at a time already (core/scheduler.ts).
-    withJobLease: async (_name, _ttlMs, work) => {
-      await work();
-      return true;
+    // Other processes may serve the same file: the lease is a row (db/job-leases.ts).
+    withJobLease(name, ttlMs, work) {
+      return withLease(storage, name, ttlMs, work);
     },
     generation,
     // Every write through this connection and every other connection's commit moves `generation`.

@@ -37,6 +37,8 @@ export interface ServeOptions {
   configDir?: string;
   /** Let serve write the "local" profile into the config folder (by default --no-save-profile). */
   saveProfile?: boolean;
+  /** More `payctl serve` flags (e.g. --signing-key-secret for a second server on a PostgreSQL database). */
+  extraArgs?: readonly string[];
 }
 
 export interface ServeProcess {
@@ -91,6 +93,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     BIN, 'serve', '--port', '0', ...(options.defaultDataDir ? [] : ['--db', options.dbPath]), '--json', options.saveProfile ? '--save-profile' : '--no-save-profile',
     '--log-level', options.logLevel ?? 'warn',
     ...(options.generatedCredentials ? [] : ['--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey]),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,

@@ -1,0 +1,338 @@
+// The PostgreSQL part of `npm run bench`: durable captures at 50 connections through one and through
+// two `payctl serve --db postgres://...` replicas (the built binary, real processes, the load spread
+// over them), beside pgbench's TPC-B on the same cluster in the same run, and the latency of one
+// capture at a time.
+//
+// Which PostgreSQL: PAYCTL_BENCH_PG (a server URL; the bench makes and drops its own databases in
+// it), else a throwaway cluster from Debian's postgresql (/usr/lib/postgresql/*/bin) started with
+// scripts/pg-cluster.sh in a temporary folder with durable settings and stopped at the end. With
+// neither, the part is skipped and the table says so.
+
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT, api, atExit, authorize, load, medianRunMs, startServe, tempDir, type LoadResult, type Served } from './lib.js';
+
+type Record_ = (row: { workload: string; figure: string; baseline: string; ratio: string; target: string; ok: boolean | null }, raw: unknown) => void;
+
+const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const CONNECTIONS = 50;
+/** pgbench's clients, as the issue sets them (`pgbench -c 32 -T 10`). */
+const PGBENCH_CLIENTS = 32;
+/** TPC-B scale (`pgbench -i -s`); 1, pgbench's default, is one branch row that every transaction updates. */
+const PGBENCH_SCALE = Number(process.env.BENCH_PGBENCH_SCALE ?? 1);
+/** Connections of each replica's pool (`payctl serve --db-pool-size`). */
+const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 20);
+/**
+ * The captures rotate over this many authorizations of one merchant: every capture also moves the
+ * merchant's one USD balance row, as every TPC-B transaction updates its one branch row at scale 1.
+ */
+const AUTHORIZATIONS = 100;
+/** The informative run over several merchants: each has its own balance row (no one hot row). */
+const MERCHANTS = Number(process.env.BENCH_PG_MERCHANTS ?? 10);
+/** Durable: a commit is acknowledged once its WAL is flushed to disk. */
+const DURABLE_SETTINGS = '-c fsync=on -c synchronous_commit=on -c full_page_writes=on';
+
+// Every replica is started with the same fixed credentials and signing-key secret, as a team's
+// deployment would be (the credentials file goes in a temporary folder, not the user's data folder).
+const CREDENTIALS = [
+  '--client-id', 'bench-app',
+  '--client-secret', `bench-secret-${randomUUID()}`,
+  '--admin-key', `bench-admin-${randomUUID()}`,
+  '--signing-key-secret', randomBytes(32).toString('base64url'),
+];
+
+interface Cluster {
+  /** Server URL (its own database is not used). */
+  url: string;
+  source: string;
+  stop(): void;
+}
+
+function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((version) => existsSync(join(root, version, 'bin', 'postgres')))
+    .sort((a, b) => Number(a) - Number(b));
+  const newest = versions.at(-1);
+  return newest === undefined ? undefined : join(root, newest, 'bin');
+}
+
+/** The PostgreSQL to measure on, or why there is none. */
+function findPostgres(): Cluster | { skipped: string } {
+  const given = process.env.PAYCTL_BENCH_PG;
+  if (given) return { url: given, source: 'PAYCTL_BENCH_PG', stop: () => undefined };
+  if (!postgresBinDir()) return { skipped: 'no PostgreSQL: PAYCTL_BENCH_PG is not set and none is installed under /usr/lib/postgresql/*/bin' };
+  const dir = tempDir('pg');
+  const script = join(ROOT, 'scripts', 'pg-cluster.sh');
+  const url = execFileSync(script, ['start', dir], { env: { ...process.env, PG_CLUSTER_OPTS: DURABLE_SETTINGS }, encoding: 'utf8' }).trim();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    execFileSync(script, ['stop', dir], { stdio: 'ignore' });
+  };
+  atExit(stop);
+  return { url, source: `a throwaway cluster (scripts/pg-cluster.sh, ${DURABLE_SETTINGS.replaceAll('-c ', '')})`, stop };
+}
+
+function databaseUrl(server: string, name: string): string {
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) => (error ? reject(new Error(`${command} ${args[0]}: ${stderr || error.message}`)) : resolve(stdout)));
+  });
+}
+
+function pgbenchCommand(): string | undefined {
+  const bin = postgresBinDir();
+  if (bin && existsSync(join(bin, 'pgbench'))) return join(bin, 'pgbench');
+  try {
+    execFileSync('pgbench', ['--version'], { stdio: 'ignore' });
+    return 'pgbench';
+  } catch {
+    return undefined;
+  }
+}
+
+/** TPC-B: `pgbench -i -s SCALE`, then `pgbench -c 32 -T seconds`; its transactions per second. */
+async function pgbench(url: string, seconds: number): Promise<{ tps: number; output: string } | { skipped: string }> {
+  const command = pgbenchCommand();
+  if (!command) return { skipped: 'pgbench not found' };
+  await run(command, ['-i', '-q', '-s', String(PGBENCH_SCALE), url]);
+  await withClient(url, (client) => client.query('CHECKPOINT'));
+  const output = await run(command, ['-c', String(PGBENCH_CLIENTS), '-T', String(seconds), url]);
+  const match = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
+  if (!match) throw new Error(`pgbench printed no tps: ${output}`);
+  return { tps: Number(match[1]), output };
+}
+
+/** Starts `count` replicas on one database at the same time (they migrate it together). */
+async function startReplicas(url: string, count: number): Promise<Served[]> {
+  const args = [...CREDENTIALS, '--credentials-file', join(tempDir('pg-credentials'), 'credentials.json'), '--db-pool-size', String(POOL_SIZE)];
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServe(url, {}, args)));
+  const failed = started.find((result) => result.status === 'rejected');
+  const served = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (failed) {
+    await Promise.all(served.map((replica) => replica.stop()));
+    throw failed.reason;
+  }
+  return served;
+}
+
+/** What one capture goes to: an authorization and its merchant's token. */
+interface Target {
+  token: string;
+  authorization: string;
+}
+
+async function tokenFor(served: Served, clientId: string, clientSecret: string): Promise<string> {
+  const response = await fetch(`${served.baseUrl}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  if (!response.ok) throw new Error(`token failed: ${response.status}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * AUTHORIZATIONS authorizations spread over `merchants` merchants (the default one, then accounts
+ * made with the admin key), each with a token from `served`.
+ */
+async function seedTargets(served: Served, merchants: number): Promise<Target[]> {
+  const tokens = [await served.token()];
+  for (let made = 1; made < merchants; made++) {
+    const account = await api(served, served.adminKey, 'POST', '/_payctl/accounts', { email: `bench-${made}-${randomUUID()}@example.com` });
+    if (account.status >= 300) throw new Error(`account create failed: ${account.status} ${JSON.stringify(account.body)}`);
+    tokens.push(await tokenFor(served, account.body.client_id as string, account.body.client_secret as string));
+  }
+  // One at a time: the set-up is not what is measured (and concurrent order authorizations of one
+  // merchant deadlocked on PostgreSQL at 410c2f4: the account's FOR UPDATE after the FK checks' KEY SHARE).
+  const targets: Target[] = [];
+  for (let index = 0; index < AUTHORIZATIONS; index++) {
+    const token = tokens[index % tokens.length]!;
+    targets.push({ token, authorization: await authorize(served, token, '999999999.00') });
+  }
+  return targets;
+}
+
+/** Captures of 0.01 at `connections` in all, spread evenly over the replicas, rotating over the targets. */
+async function captureLoad(replicas: Served[], targets: Target[], seconds: number): Promise<LoadResult & { perReplica: LoadResult[] }> {
+  let sent = 0;
+  const perReplica = await Promise.all(
+    replicas.map((replica) =>
+      load({
+        url: `${replica.baseUrl}/v2/payments/authorizations/${targets[0]!.authorization}/capture`,
+        connections: CONNECTIONS / replicas.length,
+        durationSeconds: seconds,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          const target = targets[sent++ % targets.length]!;
+          return {
+            ...request,
+            path: `/v2/payments/authorizations/${target.authorization}/capture`,
+            headers: { ...request.headers, authorization: `Bearer ${target.token}`, 'Service-Request-Id': randomUUID() },
+            body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+          };
+        },
+      }),
+    ),
+  );
+  return {
+    requestsPerSecond: perReplica.reduce((sum, result) => sum + result.requestsPerSecond, 0),
+    // The slower replica's percentiles: the figures are never better than one side's.
+    p50: Math.max(...perReplica.map((result) => result.p50)),
+    p99: Math.max(...perReplica.map((result) => result.p99)),
+    errors: perReplica.reduce((sum, result) => sum + result.errors, 0),
+    non2xx: perReplica.reduce((sum, result) => sum + result.non2xx, 0),
+    total: perReplica.reduce((sum, result) => sum + result.total, 0),
+    perReplica,
+  };
+}
+
+/** One capture at a time on one connection for `seconds`: latency percentiles in ms. */
+async function sequentialCaptures(served: Served, targets: Target[], seconds: number): Promise<{ p50: number; p99: number; count: number; failed: number }> {
+  const times: number[] = [];
+  let failed = 0;
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline) {
+    const started = performance.now();
+    const target = targets[times.length % targets.length]!;
+    const answer = await api(served, target.token, 'POST', `/v2/payments/authorizations/${target.authorization}/capture`, {
+      amount: { currency_code: 'USD', value: '0.01' },
+    }, { 'Service-Request-Id': randomUUID() });
+    times.push(performance.now() - started);
+    if (answer.status >= 300) failed += 1;
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length, failed };
+}
+
+/** One configuration: `count` replicas on a fresh database, a warm-up, then the measured load. */
+async function measureReplicas(
+  url: string,
+  count: number,
+  seconds: number,
+  options: { sequentialSeconds?: number; merchants?: number } = {},
+): Promise<{ load: LoadResult & { perReplica: LoadResult[] }; sequential?: Awaited<ReturnType<typeof sequentialCaptures>> }> {
+  const replicas = await startReplicas(url, count);
+  try {
+    const first = replicas[0]!;
+    // Tokens from the first replica, used on every replica: tokens are in the shared database.
+    const targets = await seedTargets(first, options.merchants ?? 1);
+    const sequential = options.sequentialSeconds ? await sequentialCaptures(first, targets, options.sequentialSeconds) : undefined;
+    await captureLoad(replicas, targets, 1); // warm-up: pools connected, code compiled
+    await withClient(url, (client) => client.query('CHECKPOINT'));
+    const measured = await captureLoad(replicas, targets, seconds);
+    return { load: measured, ...(sequential ? { sequential } : {}) };
+  } finally {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+  }
+}
+
+export async function benchPostgres(record: Record_, seconds: number): Promise<Record<string, unknown>> {
+  const found = findPostgres();
+  if ('skipped' in found) {
+    record({ workload: 'postgres: skipped', figure: found.skipped, baseline: '-', ratio: '-', target: '-', ok: null }, { skipped: found.skipped });
+    return { skipped: found.skipped };
+  }
+  const prefix = `payctl_bench_${randomBytes(4).toString('hex')}`;
+  const names = { pgbench: `${prefix}_pgbench`, one: `${prefix}_one`, two: `${prefix}_two`, spread: `${prefix}_spread` };
+  try {
+    const server = await withClient(found.url, async (client) => {
+      const show = async (name: string) => ((await client.query(`SHOW ${name}`)).rows[0] as Record<string, string>)[name] ?? '?';
+      // Byte order, as SQLite sorts text (keyset pages and ORDER BY id).
+      for (const name of Object.values(names)) await client.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+      return { version: await show('server_version'), fsync: await show('fsync'), synchronousCommit: await show('synchronous_commit') };
+    });
+    const durable = server.fsync === 'on' && server.synchronousCommit === 'on';
+    // How busy the host is, in the unit the SQLite part's baselines use (a quiet 2-core host: ~70 ms).
+    const nodeStartMs = await medianRunMs(process.execPath, ['-e', '0'], 5);
+    const setting = `PostgreSQL ${server.version.split(' ')[0]}, fsync=${server.fsync}, synchronous_commit=${server.synchronousCommit}; node -e 0 ${fmt(nodeStartMs)} ms`;
+    process.stderr.write(`  on ${found.source}: ${setting}\n`);
+
+    const tpcb = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
+    const pgbenchTps = 'tps' in tpcb ? tpcb.tps : undefined;
+    const pgbenchLabel = pgbenchTps === undefined ? `pgbench skipped (${'skipped' in tpcb ? tpcb.skipped : ''})` : `pgbench ${fmt(pgbenchTps)} tps`;
+    record({
+      workload: `postgres: pgbench TPC-B, ${PGBENCH_CLIENTS} connections (scale ${PGBENCH_SCALE}, -T ${seconds})`,
+      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps`,
+      baseline: setting,
+      ratio: '-',
+      target: '(the baseline)',
+      ok: null,
+    }, tpcb);
+
+    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, { sequentialSeconds: Math.min(seconds, 5) });
+    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
+    const spread = MERCHANTS > 1 ? await measureReplicas(databaseUrl(found.url, names.spread), 2, seconds, { merchants: MERCHANTS }) : undefined;
+    const ratio = (tps: number) => (pgbenchTps === undefined ? '-' : `${fmt((tps / pgbenchTps) * 100, 1)}%`);
+    const figure = (result: LoadResult) => `${fmt(result.requestsPerSecond)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
+    record({
+      workload: `postgres: capture 0.01, ${CONNECTIONS} connections, 1 replica (pool ${POOL_SIZE}), durable`,
+      figure: figure(one.load),
+      baseline: pgbenchLabel,
+      ratio: ratio(one.load.requestsPerSecond),
+      target: '(no target of its own; two replicas are judged)',
+      ok: null,
+    }, one.load);
+    const twoRatio = pgbenchTps === undefined ? undefined : two.load.requestsPerSecond / pgbenchTps;
+    record({
+      workload: `postgres: capture 0.01, ${CONNECTIONS} connections over 2 replicas (pool ${POOL_SIZE} each), durable`,
+      figure: figure(two.load),
+      baseline: pgbenchLabel,
+      ratio: ratio(two.load.requestsPerSecond),
+      target: '>= 60% of pgbench; durable; no errors',
+      ok: twoRatio === undefined ? null : twoRatio >= 0.6 && durable && two.load.non2xx === 0 && two.load.errors === 0,
+    }, two.load);
+    if (spread) {
+      record({
+        workload: `postgres: capture 0.01, ${CONNECTIONS} connections over 2 replicas, ${MERCHANTS} merchants (a balance row each), durable`,
+        figure: figure(spread.load),
+        baseline: pgbenchLabel,
+        ratio: ratio(spread.load.requestsPerSecond),
+        target: '(informative: the judged row has one merchant, as TPC-B at scale 1 has one branch)',
+        ok: null,
+      }, spread.load);
+    }
+    if (one.sequential) {
+      record({
+        workload: 'postgres: capture 0.01, one at a time (1 connection, 1 replica)',
+        figure: `p50 ${fmt(one.sequential.p50, 2)} ms, p99 ${fmt(one.sequential.p99, 2)} ms (${fmt(one.sequential.count)} captures, ${one.sequential.failed} failed)`,
+        baseline: '-',
+        ratio: '-',
+        target: '(reported, no target)',
+        ok: null,
+      }, one.sequential);
+    }
+    return { server, nodeStartMs, source: found.source, poolSize: POOL_SIZE, pgbenchScale: PGBENCH_SCALE, authorizations: AUTHORIZATIONS, merchants: MERCHANTS, pgbench: tpcb, one, two, spread };
+  } finally {
+    if (process.env.PAYCTL_BENCH_PG) {
+      await withClient(found.url, async (client) => {
+        for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }).catch((error: unknown) => process.stderr.write(`  could not drop the bench's databases: ${String(error)}\n`));
+    }
+    found.stop();
+  }
+}
