@@ -1,5 +1,6 @@
-// The BUILT `payctl serve` as a child process on 127.0.0.1: start it on a database file, kill it
-// (SIGKILL for crashes, SIGTERM for a clean stop), start it again on the same file.
+// The BUILT `payctl serve` as a child process on 127.0.0.1: start it on a database file (or a
+// postgres:// URL), kill it (SIGKILL for crashes, SIGTERM for a clean stop), start it again on the
+// same database.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ export const DEFAULT_CREDENTIALS: ServeCredentials = {
 };
 
 export interface ServeOptions {
+  /** The --db value: a SQLite file, or a postgres:// URL. */
   dbPath: string;
   credentials?: ServeCredentials;
   /** Milliseconds to wait for the JSON line and the first healthy answer. */
@@ -37,6 +39,10 @@ export interface ServeOptions {
   configDir?: string;
   /** Let serve write the "local" profile into the config folder (by default --no-save-profile). */
   saveProfile?: boolean;
+  /** More `payctl serve` arguments (after the ones above). */
+  extraArgs?: readonly string[];
+  /** More environment variables for the process. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ServeProcess {
@@ -91,12 +97,14 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     BIN, 'serve', '--port', '0', ...(options.defaultDataDir ? [] : ['--db', options.dbPath]), '--json', options.saveProfile ? '--save-profile' : '--no-save-profile',
     '--log-level', options.logLevel ?? 'warn',
     ...(options.generatedCredentials ? [] : ['--client-id', credentials.clientId, '--client-secret', credentials.clientSecret, '--admin-key', credentials.adminKey]),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     env: {
       PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1',
       ...(options.defaultDataDir ? { PAYCTL_DATA_DIR: dirname(options.dbPath) } : {}),
+      ...(options.env ?? {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
