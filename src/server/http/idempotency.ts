@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { findRow, insertRow } from '../db/prepared.js';
+import { prepared } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 import { callerOf } from './auth.js';
 import { serviceError } from './errors.js';
@@ -89,10 +89,115 @@ export function serviceContext(deps: ServerDeps, request: FastifyRequest, db: Qu
   return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: requestBaseUrl(deps, request) };
 }
 
+type RequestIdKey = {
+  accountId: string;
+  operation: string;
+  requestKey: string;
+};
+
+type Claim = RequestIdKey & {
+  hash: string;
+  createdAt: string;
+  expiresAt: string;
+};
+
+// The claim, the winner's read and the answer: prepared (db/prepared.ts), they are the hot path of
+// every keyed request. A claim is a row without an answer yet (status_code 0, never seen outside
+// its transaction: the answer is written in the same transaction before it commits).
+const claimStatement = prepared<Claim & { unanswered: bigint; noBody: string }, { request_key: string }>((db, arg) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({
+      account_id: arg('accountId'),
+      operation: arg('operation'),
+      request_key: arg('requestKey'),
+      request_hash: arg('hash'),
+      status_code: arg('unanswered'),
+      response_body: arg('noBody'),
+      created_at: arg('createdAt'),
+      expires_at: arg('expiresAt'),
+    })
+    .onConflict((conflict) => conflict.columns(['account_id', 'operation', 'request_key']).doNothing())
+    .returning('request_key'),
+);
+
+const winnerStatement = prepared<RequestIdKey, { request_hash: string; status_code: bigint; response_body: string; expires_at: string }>((db, arg) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'status_code', 'response_body', 'expires_at'])
+    .where('account_id', '=', arg('accountId'))
+    .where('operation', '=', arg('operation'))
+    .where('request_key', '=', arg('requestKey'))
+    .forUpdate(),
+);
+
+/** Takes over a claim past its retention (not yet purged): conditional, so only one request can. */
+const reclaimStatement = prepared<Claim & { unanswered: bigint; noBody: string; now: string }>((db, arg) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({
+      request_hash: arg('hash'),
+      status_code: arg('unanswered'),
+      response_body: arg('noBody'),
+      created_at: arg('createdAt'),
+      expires_at: arg('expiresAt'),
+    })
+    .where('account_id', '=', arg('accountId'))
+    .where('operation', '=', arg('operation'))
+    .where('request_key', '=', arg('requestKey'))
+    .where('expires_at', '<=', arg('now')),
+);
+
+const answerStatement = prepared<RequestIdKey & { status: bigint; body: string }>((db, arg) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ status_code: arg('status'), response_body: arg('body') })
+    .where('account_id', '=', arg('accountId'))
+    .where('operation', '=', arg('operation'))
+    .where('request_key', '=', arg('requestKey')),
+);
+
+async function affected(pending: ReturnType<typeof reclaimStatement.run>): Promise<bigint> {
+  const result = pending instanceof Promise ? await pending : pending;
+  return result.numAffectedRows ?? 0n;
+}
+
+/**
+ * Claims the request id for this request, or answers what to do instead: the winner's stored
+ * answer to replay. A claim is a unique key: a concurrent request with the same id waits on it
+ * (PostgreSQL: on the index entry) until this transaction commits, then sees the answer; if this
+ * transaction rolls back, its claim goes with it and the waiter claims in turn.
+ */
+async function claimRequestId(db: Queryable, claim: Claim, now: string): Promise<StoredResponse | undefined> {
+  const args = { ...claim, unanswered: 0n, noBody: '' };
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const inserted = claimStatement.run(db, args);
+    if ((inserted instanceof Promise ? await inserted : inserted).rows.length > 0) return undefined;
+    const winner = await winnerStatement.first(db, claim);
+    // Gone between the two statements (purged, or its transaction rolled back): claim again.
+    if (!winner) continue;
+    if (winner.expires_at <= now) {
+      if ((await affected(reclaimStatement.run(db, { ...args, now }))) === 1n) return undefined;
+      continue;
+    }
+    if (winner.request_hash !== claim.hash) {
+      throw serviceError(
+        'UNPROCESSABLE_ENTITY',
+        'DUPLICATE_REQUEST_ID',
+        'This request id was already used for a request with different content; send a new id for a new request.',
+        { field: 'Service-Request-Id', value: claim.requestKey, location: 'header' },
+      );
+    }
+    return { status: Number(winner.status_code), body: JSON.parse(winner.response_body) as unknown };
+  }
+  throw new Error(`request id ${claim.requestKey}: no claim and no winner after 100 attempts`);
+}
+
 /**
  * Runs `work` in one transaction with the request-id claim and the stored answer. A retry with
  * the same id and content replays the stored answer; the same id with other content is refused.
- * Work that throws rolls back everything, so a refused request leaves nothing behind.
+ * Work that throws rolls back everything, the claim included, so a refused request leaves nothing
+ * behind.
  */
 export async function runMutation(
   deps: ServerDeps,
@@ -104,44 +209,23 @@ export async function runMutation(
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
   return deps.storage.transaction({ name: 'request', batch: true }, async (trx) => {
     const ctx = serviceContext(deps, request, trx);
+    let claim: Claim | undefined;
     if (key !== undefined) {
-      const previous = await findRow(trx, 'idempotency_keys', {
-        account_id: ctx.accountId,
+      claim = {
+        accountId: ctx.accountId,
         operation: options.operation,
-        request_key: key,
-      });
-      if (previous && previous.expires_at > isoMillis(ctx.now)) {
-        if (previous.request_hash !== hash) {
-          throw serviceError(
-            'UNPROCESSABLE_ENTITY',
-            'DUPLICATE_REQUEST_ID',
-            'This request id was already used for a request with different content; send a new id for a new request.',
-            { field: 'Service-Request-Id', value: key, location: 'header' },
-          );
-        }
-        return { status: Number(previous.status_code), body: JSON.parse(previous.response_body) as unknown, replayed: true };
-      }
-      if (previous) {
-        await trx
-          .deleteFrom('idempotency_keys')
-          .where('account_id', '=', ctx.accountId)
-          .where('operation', '=', options.operation)
-          .where('request_key', '=', key)
-          .execute();
-      }
+        requestKey: key,
+        hash,
+        createdAt: isoMillis(ctx.now),
+        expiresAt: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
+      };
+      const stored = await claimRequestId(trx, claim, claim.createdAt);
+      if (stored) return { ...stored, replayed: true };
     }
     const result = await work(ctx);
-    if (key !== undefined) {
-      await insertRow(trx, 'idempotency_keys', {
-        account_id: ctx.accountId,
-        operation: options.operation,
-        request_key: key,
-        request_hash: hash,
-        status_code: BigInt(result.status),
-        response_body: JSON.stringify(result.body ?? null),
-        created_at: isoMillis(ctx.now),
-        expires_at: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
-      });
+    if (claim) {
+      const answered = answerStatement.run(trx, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
+      if (answered instanceof Promise) await answered;
     }
     return { ...result, replayed: false };
   });

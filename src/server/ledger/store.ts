@@ -84,6 +84,24 @@ export async function balanceOf(db: Queryable, accountId: string, currency: stri
   return row?.available_minor ?? 0n;
 }
 
+const balanceForUpdate = prepared<{ accountId: string; currency: string }, { available_minor: bigint }>((db, arg) =>
+  db
+    .selectFrom('balances')
+    .select('available_minor')
+    .where('account_id', '=', arg('accountId'))
+    .where('currency', '=', arg('currency'))
+    .forUpdate(),
+);
+
+/**
+ * The balance, its row locked until the transaction ends (last in the lock order, db/storage.ts):
+ * for a check of the balance before a movement that takes from it.
+ */
+export async function balanceOfForUpdate(db: Queryable, accountId: string, currency: string): Promise<bigint> {
+  const row = await balanceForUpdate.first(db, { accountId, currency });
+  return row?.available_minor ?? 0n;
+}
+
 export function balancesOf(db: Queryable, accountId: string) {
   return db.selectFrom('balances').select(['currency', 'available_minor']).where('account_id', '=', accountId).orderBy('currency').execute();
 }

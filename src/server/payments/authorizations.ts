@@ -4,6 +4,7 @@ import { fromMinorUnits, type Money } from '../../lib/money.js';
 import { addSeconds, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { amountOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
@@ -79,6 +80,13 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
 
 async function loadAuthorization(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
   const row = await store.findAuthorization(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('authorization', id);
+  return row;
+}
+
+/** For a change: the authorization locked until the transaction ends, so its checks hold when it is written. */
+async function loadAuthorizationForUpdate(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
+  const row = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('authorization', id);
   return row;
 }
@@ -162,7 +170,9 @@ export async function captureAuthorization(
   body: CaptureBody,
   options: { declined?: boolean } = {},
 ): Promise<Resource> {
-  const row = await loadAuthorization(ctx, id);
+  // A new invoice_id is checked unused across the account's captures: first in the lock order.
+  if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
+  const row = await loadAuthorizationForUpdate(ctx, id);
   const status = authorizationStatusOf(row.status);
   assertNotExpired(ctx, row);
   assertCanTransition('capture', status, 'CAPTURED');
@@ -210,7 +220,7 @@ export async function captureAuthorization(
 
 /** Voids an authorization (and its open reauthorization, if any). */
 export async function voidAuthorization(ctx: ServiceContext, id: string): Promise<Resource> {
-  const row = await loadAuthorization(ctx, id);
+  const row = await loadAuthorizationForUpdate(ctx, id);
   if (row.original_id !== null) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -220,7 +230,8 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
   }
   assertCanTransition('void', authorizationStatusOf(row.status), 'VOIDED');
   if (row.reauthorization_id !== null) {
-    const renewal = await store.findAuthorization(ctx.db, ctx.accountId, row.reauthorization_id);
+    // Locked after its original, as every path locks them.
+    const renewal = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, row.reauthorization_id);
     if (renewal && (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(renewal.status)) {
       await markVoided(ctx, renewal, null);
     }
@@ -230,7 +241,8 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
 
 /** Renews an authorization after its honour period: a new authorization, same expiry. */
 export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, body: ReauthorizeBody): Promise<Resource> {
-  const row = await loadAuthorization(ctx, id);
+  // Locked: two concurrent reauthorizations would otherwise both see reauthorization_id unset.
+  const row = await loadAuthorizationForUpdate(ctx, id);
   if (row.original_id !== null || row.reauthorization_id !== null) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -299,7 +311,7 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
 
 /** Control plane: settles an authorization held for review (PENDING) as CREATED or DENIED. */
 export async function reviewAuthorization(ctx: ServiceContext, id: string, decision: 'APPROVE' | 'DENY'): Promise<Resource> {
-  const row = await loadAuthorization(ctx, id);
+  const row = await loadAuthorizationForUpdate(ctx, id);
   const target: AuthorizationStatus = decision === 'APPROVE' ? 'CREATED' : 'DENIED';
   assertCanTransition('review', authorizationStatusOf(row.status), target);
   const changes = { status: target, status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;

@@ -111,13 +111,20 @@ async function loadCapture(ctx: ServiceContext, captureId: string): Promise<stor
   return row;
 }
 
+/** For a change: the capture locked until the transaction ends. */
+async function loadCaptureForUpdate(ctx: ServiceContext, captureId: string): Promise<store.CaptureRow> {
+  const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
+  if (!row) throw notFound('capture', captureId);
+  return row;
+}
+
 export async function getCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
   return presentCapture(await loadCapture(ctx, captureId), ctx.baseUrl);
 }
 
 /** Completes a capture held for verification: fee, ledger, PAYMENT.CAPTURE.COMPLETED. */
 export async function completePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
-  const row = await loadCapture(ctx, captureId);
+  const row = await loadCaptureForUpdate(ctx, captureId);
   assertCaptureCanTransition('complete', captureStatusOf(row.status), 'COMPLETED');
   const fee = captureFee(row.amount_minor, row.currency);
   const changes = {
@@ -140,12 +147,15 @@ export async function completePendingCapture(ctx: ServiceContext, captureId: str
  * authorization (the authorization's status is left as the capture made it).
  */
 export async function declinePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
-  const row = await loadCapture(ctx, captureId);
+  // The lock order puts the authorization before its capture: the capture's authorization (which
+  // never changes) is read first, then both are locked in that order.
+  const authorizationId = (await loadCapture(ctx, captureId)).authorization_id;
+  const authorization = authorizationId ? await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, authorizationId) : undefined;
+  const row = await loadCaptureForUpdate(ctx, captureId);
   assertCaptureCanTransition('decline', captureStatusOf(row.status), 'DECLINED');
   const changes = { status: 'DECLINED', status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
   await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
   if (row.authorization_id) {
-    const authorization = await store.findAuthorization(ctx.db, ctx.accountId, row.authorization_id);
     if (authorization) {
       await store.updateAuthorization(ctx.db, ctx.accountId, authorization.id, {
         captured_minor: authorization.captured_minor - row.amount_minor,
@@ -169,7 +179,7 @@ export function remainingNet(row: store.CaptureRow): bigint {
  * status_details (the API has no REVERSED capture status), ledger takes the remaining net.
  */
 export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Resource> {
-  const row = await loadCapture(ctx, captureId);
+  const row = await loadCaptureForUpdate(ctx, captureId);
   const status: CaptureStatus = captureStatusOf(row.status);
   assertCaptureCanTransition('reverse', status, 'REFUNDED');
   const changes = { status: 'REFUNDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;

@@ -4,9 +4,10 @@ import { fromMinorUnits } from '../../lib/money.js';
 import { addSeconds, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import type { Queryable } from '../db/schema.js';
 import { notFound, serviceError } from '../http/errors.js';
-import { balanceOf, recordMovement } from '../ledger/store.js';
+import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
 import { amountOf } from './amounts.js';
 import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
@@ -76,7 +77,9 @@ async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body
 
 /** Refunds all (no amount) or part of a capture; raises PAYMENT.CAPTURE.REFUNDED. */
 export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Resource> {
-  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+  // Lock order: the account (a new invoice_id is checked unused), the capture, then the balance.
+  if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
+  const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
   if (!row) throw notFound('capture', captureId);
   const status = captureStatusOf(row.status);
   assertCaptureCanTransition('refund', status, 'REFUNDED', row.status_reason);
@@ -91,7 +94,7 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
     refundAmount: amountMinor,
   });
   const net = amountMinor - fee;
-  if (!options.forDispute && (await balanceOf(ctx.db, ctx.accountId, row.currency)) < net) {
+  if (!options.forDispute && (await balanceOfForUpdate(ctx.db, ctx.accountId, row.currency)) < net) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
       'REFUND_FAILED_INSUFFICIENT_FUNDS',

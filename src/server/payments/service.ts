@@ -42,9 +42,14 @@ export interface StoredCapture {
   updateTime: string;
 }
 
-/** The caller's capture, or undefined when it does not exist for this account. */
-export async function findCapture(ctx: ServiceContext, captureId: string): Promise<StoredCapture | undefined> {
-  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+/**
+ * The caller's capture, or undefined when it does not exist for this account. `forUpdate` locks it
+ * until the transaction ends (opening a dispute checks the capture, then inserts beside it).
+ */
+export async function findCapture(ctx: ServiceContext, captureId: string, options: { forUpdate?: boolean } = {}): Promise<StoredCapture | undefined> {
+  const row = options.forUpdate
+    ? await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId)
+    : await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
   if (!row) return undefined;
   return {
     id: row.id,
