@@ -57,7 +57,10 @@ export interface Database {
     resource_id: string;
     create_time: string;
     body: string;
+    /** 0 until the webhook fan-out has made the event's deliveries (migration 0012). */
+    fanned_out: Generated<bigint>;
   };
+  job_leases: { name: string; owner: string; until: bigint };
 }
 
 export type Db = Kysely<Database>;

@@ -2,6 +2,7 @@
 
 import { markTransactionScope } from './driver.js';
 import { createGroupCommitter } from './group-commit.js';
+import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import type { Db, Trx } from './schema.js';
 import type { Storage, TxOptions } from './storage.js';
 
@@ -13,6 +14,7 @@ export interface SqliteStorageOptions {
 
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
+  const withLease = jobLeaseRunner(newLeaseOwner());
   return {
     dialect: 'sqlite',
     db,
@@ -27,10 +29,9 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
       const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
       return builder.execute((trx) => markTransactionScope(() => work(trx)));
     },
-    // One process's jobs run one at a time already (core/scheduler.ts).
-    withJobLease: async (_name, _ttlMs, work) => {
-      await work();
-      return true;
+    // Other processes may serve the same file: the lease is a row (db/job-leases.ts).
+    withJobLease(name, ttlMs, work) {
+      return withLease(this, name, ttlMs, work);
     },
     generation: options.generation,
     processCaches: true,

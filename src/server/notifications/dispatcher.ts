@@ -1,15 +1,19 @@
 // The dispatcher: turns committed outbox events into deliveries, then makes the attempts.
 //
-// Fan-out: events past a cursor become one delivery row per matching subscription; the rows and
-// the cursor move in one transaction, so an event is queued exactly once, also across restarts.
-// Attempts: due rows are read in batches into a queue per receiver (a subscription; all of a
+// Fan-out: events not yet fanned out are claimed in outbox order and become one delivery row per
+// matching subscription; the rows and the events' flag change in one transaction, one fan-out at a
+// time across servers, so an event is queued exactly once, also across restarts and replicas.
+// Attempts: due rows are claimed in batches (a lease of LEASE_MS in the row: another server on the
+// same database skips them until it runs out) into a queue per receiver (a subscription; all of a
 // merchant's simulations to bare URLs count as one receiver) and sent outside any transaction,
 // each within one deadline (attempt.ts). Slots are shared fairly: at most MAX_IN_FLIGHT at once,
 // at most a merchant's share of them per merchant (merchantShare), at most PER_RECEIVER_IN_FLIGHT
 // per subscription and SIMULATED_URL_IN_FLIGHT for a merchant's bare URLs; free slots go to
 // merchants in turn, and to a merchant's receivers in turn. So one merchant's backlog or slow
 // receivers never take the slots another merchant's delivery needs, and a slot is held at most
-// ATTEMPT_TIMEOUT_MS. Results are written back in batches, one short transaction each.
+// ATTEMPT_TIMEOUT_MS. Results are written back in batches, one short transaction each, only while
+// the lease is still ours; a server killed mid-attempt leaves leases that run out, and another
+// server makes those attempts.
 // Order: a delivery is not read while an earlier event for the same subscription and resource
 // still waits for its first attempt (see store.dueDeliveries), so first attempts follow commit
 // order; a failed delivery then retries on its own schedule and does not hold back later events.
@@ -19,6 +23,7 @@ import type { Agent } from 'undici';
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
+import { newLeaseOwner } from '../db/job-leases.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
 import { ATTEMPT_TIMEOUT_MS, attemptRecord, loadUndici, postDelivery, type Finished } from './attempt.js';
@@ -56,6 +61,13 @@ const WIDE_READ_INTERVAL_MS = 500;
 const ACCOUNTS_TTL_MS = 1_000;
 /** Finished attempts are written together after this long: one commit (one fsync) for many. */
 const RECORD_DELAY_MS = 25;
+/** How long a claimed delivery stays ours: an attempt's deadline twice over. */
+export const LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
+/**
+ * A queued delivery starts only with this much of its lease left (a whole attempt and the time to
+ * record it), else it is dropped from the queue and claimed again: no attempt outlives its lease.
+ */
+const LEASE_LEFT_TO_START_MS = ATTEMPT_TIMEOUT_MS + 2_000;
 
 interface Flight {
   receiver: string;
@@ -72,7 +84,10 @@ export class Dispatcher {
   #agent: Promise<Agent> | undefined;
   /** Read from the database and due, not started yet, per receiver. */
   readonly #queues = new Map<string, store.DueDelivery[]>();
-  readonly #queuedIds = new Set<string>();
+  /** Queued delivery ids, and when (Date.now() ms) each one's lease ends. */
+  readonly #queuedIds = new Map<string, number>();
+  /** This server's identity as a holder of delivery leases (random per start). */
+  readonly #owner = newLeaseOwner();
   readonly #inFlight = new Map<string, Flight>();
   readonly #busy = new Map<string, number>();
   /** Attempts in flight per merchant. */
@@ -102,16 +117,21 @@ export class Dispatcher {
     this.#timer.unref();
   }
 
-  /** Stops taking work; attempts in flight are abandoned and run again after a restart. */
+  /**
+   * Stops taking work; attempts in flight are abandoned and run again after a restart, or at once by
+   * another server: the leases of what was queued or abandoned are given back.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     for (const flight of this.#inFlight.values()) flight.controller.abort();
     while (this.#pumping) await this.#pumping;
+    const held = [...this.#queuedIds.keys(), ...this.#inFlight.keys()];
     await Promise.allSettled([...this.#inFlight.values()].map((flight) => flight.done));
     if (this.#recordTimer) clearTimeout(this.#recordTimer);
     this.#recordTimer = undefined;
     await this.record();
+    await this.releaseLeases(held).catch((error: unknown) => this.deps.log.warn({ err: error }, 'webhook delivery leases were not given back'));
     await this.#agent?.then((agent) => agent.close()).catch(() => undefined);
   }
 
@@ -154,19 +174,23 @@ export class Dispatcher {
     return this.#pumping;
   }
 
-  /** Moves events past the cursor into delivery rows, in batches, each with its cursor update. */
+  /**
+   * Turns events not fanned out yet into delivery rows, in batches, each marking its events in the
+   * same transaction. One server fans out at a time (`exclusive`): batches taken side by side could
+   * commit a resource's later event's deliveries before its earlier one's, and the order of first
+   * attempts (store.claimDueDeliveries) rests on those rows.
+   */
   private async fanOut(): Promise<void> {
     for (let round = 0; round < 50 && !this.#stopped; round += 1) {
-      if (!(await store.hasEventsPastCursor(this.deps.db))) return;
-      const full = await this.deps.storage.transaction({ name: 'webhooks.fan-out' }, async (trx) => {
-        const events = await store.eventsAfter(trx, await store.readCursor(trx), FAN_OUT_BATCH);
-        const last = events.at(-1);
-        if (!last) return false;
+      if (!(await store.hasUnfannedEvents(this.deps.db))) return;
+      const full = await this.deps.storage.transaction({ name: 'webhooks.fan-out', exclusive: 'webhooks.fan-out' }, async (trx) => {
+        const events = await store.claimUnfannedEvents(trx, FAN_OUT_BATCH);
+        if (events.length === 0) return false;
         const subscriptions = await store.subscriptionsOfAccounts(trx, [...new Set(events.map((event) => event.account_id))]);
         const rows = events.flatMap((event) => this.deliveriesFor(event, subscriptions));
         await store.insertDeliveries(trx, rows);
         if (rows.length > 0) this.#readWanted = true;
-        await store.writeCursor(trx, last.seq);
+        await store.markFannedOut(trx, events.map((event) => event.seq));
         return events.length === FAN_OUT_BATCH;
       });
       if (!full) return;
@@ -206,7 +230,7 @@ export class Dispatcher {
   }
 
   /**
-   * Reads due deliveries into the queues. The plain read takes the first rows in due order; when
+   * Claims due deliveries into the queues. The plain read takes the first rows in due order; when
    * those all belong to receivers that already have work queued (one receiver's backlog in
    * front), a wider read that skips those receivers finds the others' work, at most every
    * WIDE_READ_INTERVAL_MS because it walks the backlog.
@@ -218,15 +242,30 @@ export class Dispatcher {
     for (const accountId of await this.accounts()) {
       if (this.#stopped) return;
       const now = isoMillis(this.deps.clock.now(accountId));
-      const rows = await store.dueDeliveries(this.deps.db, accountId, now, READ_BATCH, exclude, []);
+      const rows = await this.claim(accountId, now, exclude, []);
       if (this.enqueue(rows) > 0 || rows.length < READ_BATCH) continue;
       if (Date.now() - this.#lastWideRead < WIDE_READ_INTERVAL_MS) {
         this.#readWanted = true;
         continue;
       }
       this.#lastWideRead = Date.now();
-      this.enqueue(await store.dueDeliveries(this.deps.db, accountId, now, READ_BATCH, exclude, [...this.#queues.keys()]));
+      this.enqueue(await this.claim(accountId, now, exclude, [...this.#queues.keys()]));
     }
+  }
+
+  /** Claims (leases) up to READ_BATCH due deliveries of one account, in one short transaction. */
+  private claim(accountId: string, now: string, excludeIds: readonly string[], excludeReceivers: readonly string[]): Promise<store.DueDelivery[]> {
+    const nowMs = Date.now();
+    const lease = { owner: this.#owner, nowMs, untilMs: nowMs + LEASE_MS };
+    return this.deps.storage.transaction({ name: 'webhooks.claim' }, async (trx) => {
+      return store.claimDueDeliveries(trx, accountId, now, READ_BATCH, excludeIds, excludeReceivers, lease);
+    });
+  }
+
+  /** Gives back the leases of deliveries this server will not attempt now (it is stopping). */
+  private async releaseLeases(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.deps.storage.transaction({ name: 'webhooks.release' }, (trx) => store.releaseDeliveryLeases(trx, this.#owner, ids));
   }
 
   /** The account ids, read at most once a second (each read waits its turn on the one connection). */
@@ -245,7 +284,7 @@ export class Dispatcher {
       const receiver = receiverKey(row);
       const queue = this.#queues.get(receiver) ?? [];
       if (queue.length >= QUEUE_PER_RECEIVER || this.#queuedIds.has(row.id)) continue;
-      this.#queuedIds.add(row.id);
+      this.#queuedIds.set(row.id, Number(row.lease_until ?? 0n));
       queue.push(row);
       this.#queues.set(receiver, queue);
       added += 1;
@@ -273,8 +312,15 @@ export class Dispatcher {
         this.#queues.delete(receiver);
         if (queue.length > 0) this.#queues.set(receiver, queue);
         if (!delivery) continue;
+        const leaseEnds = this.#queuedIds.get(delivery.id) ?? 0;
         this.#queuedIds.delete(delivery.id);
         if (this.#inFlight.has(delivery.id) || this.#unrecorded.has(delivery.id)) continue;
+        if (leaseEnds - Date.now() < LEASE_LEFT_TO_START_MS) {
+          // Waited too long in the queue: claimed again (and so renewed) by a later read, unless another server took it.
+          this.#readWanted = true;
+          progress = true;
+          continue;
+        }
         this.launch(delivery, receiver);
         startedFor.add(merchant);
         progress = true;
@@ -378,7 +424,8 @@ export class Dispatcher {
         this.#finished = [];
         if (batch.length === 0) continue;
         try {
-          await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, batch));
+          const recorded = await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, this.#owner, batch));
+          if (recorded < batch.length) this.deps.log.warn({ lost: batch.length - recorded }, 'webhook attempts not recorded: the delivery was deleted, or its lease ran out and another server took it');
         } catch (error) {
           // The deliveries stay as they were and are attempted again.
           this.deps.log.error({ err: error }, 'recording webhook attempts failed');

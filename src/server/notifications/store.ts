@@ -1,4 +1,4 @@
-// Storage of subscriptions, deliveries, attempts and the outbox cursor. Every query names its account.
+// Storage of subscriptions, deliveries (and their leases), attempts and the outbox fan-out. Every query names its account.
 
 import { sql } from 'kysely';
 import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
@@ -49,6 +49,12 @@ export interface DeliveryRow {
   update_time: string;
 }
 
+/** Who is attempting a delivery, until when (ms of real time); null when nobody (migration 0012). */
+export interface DeliveryLease {
+  lease_owner: string | null;
+  lease_until: bigint | null;
+}
+
 export interface AttemptRow {
   delivery_id: string;
   account_id: string;
@@ -74,9 +80,8 @@ declare module '../db/schema.js' {
   interface Database {
     webhook_lookups: LookupRow;
     webhook_subscriptions: SubscriptionRow;
-    webhook_deliveries: DeliveryRow;
+    webhook_deliveries: DeliveryRow & DeliveryLease;
     webhook_attempts: WithSeq<AttemptRow>;
-    webhook_dispatch_cursor: { name: string; last_seq: bigint };
   }
 }
 
@@ -162,13 +167,17 @@ export async function latestEventSeq(db: Queryable): Promise<bigint> {
 
 // ---- outbox fan-out
 
+/**
+ * The outbox position up to which every event has been fanned out (the seq before the first event
+ * still waiting, or the newest seq when none waits).
+ */
 export async function readCursor(db: Queryable): Promise<bigint> {
-  const row = await db.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', 'events').executeTakeFirst();
-  return row?.last_seq ?? 0n;
-}
-
-export async function writeCursor(db: Queryable, seq: bigint): Promise<void> {
-  await db.updateTable('webhook_dispatch_cursor').set({ last_seq: seq }).where('name', '=', 'events').execute();
+  const waiting = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.min<bigint | null>('seq').as('seq'))
+    .where('fanned_out', '=', 0n)
+    .executeTakeFirst();
+  return waiting?.seq != null ? waiting.seq - 1n : latestEventSeq(db);
 }
 
 export interface OutboxEvent {
@@ -181,28 +190,38 @@ export interface OutboxEvent {
   body: string;
 }
 
-const firstEventPastCursor = prepared((db) =>
-  db
-    .selectFrom('events')
-    .select('seq')
-    .where('seq', '>', (eb) => eb.selectFrom('webhook_dispatch_cursor').select('last_seq').where('name', '=', sql.lit('events')))
-    .limit(sql.lit(1)),
+const firstUnfannedEvent = prepared((db) =>
+  db.selectFrom('events').select('seq').where('fanned_out', '=', sql.lit(0n)).limit(sql.lit(1)),
 );
 
-/** Whether any event lies past the cursor (one cheap query, the common answer being no). */
-export async function hasEventsPastCursor(db: Queryable): Promise<boolean> {
-  return (await firstEventPastCursor.first(db, {})) !== undefined;
+/** Whether any committed event waits for its fan-out (one cheap query on a partial index, the common answer being no). */
+export async function hasUnfannedEvents(db: Queryable): Promise<boolean> {
+  return (await firstUnfannedEvent.first(db, {})) !== undefined;
 }
 
-export async function eventsAfter(db: Queryable, seq: bigint, limit: number): Promise<OutboxEvent[]> {
+/**
+ * Claims the oldest events not fanned out yet, in outbox order: rows another transaction holds are
+ * skipped (PostgreSQL; on SQLite the writer holds the file). The caller marks them fanned out in
+ * the same transaction.
+ */
+export async function claimUnfannedEvents(db: Queryable, limit: number): Promise<OutboxEvent[]> {
   const rows = await db
     .selectFrom('events')
     .select(['seq', 'id', 'account_id', 'event_type', 'resource_type', 'resource_id', 'body'])
-    .where('seq', '>', seq)
+    .where('fanned_out', '=', 0n)
     .orderBy('seq')
     .limit(limit)
+    .forUpdate()
+    .skipLocked()
     .execute();
-  return rows.map((row) => ({ ...row, seq: row.seq ?? 0n }));
+  return rows.map((row) => ({ ...row, seq: row.seq }));
+}
+
+/** Marks claimed events fanned out; throws unless every one of them was still waiting. */
+export async function markFannedOut(db: Queryable, seqs: readonly bigint[]): Promise<void> {
+  if (seqs.length === 0) return;
+  const result = await db.updateTable('events').set({ fanned_out: 1n }).where('seq', 'in', seqs).where('fanned_out', '=', 0n).executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== seqs.length) throw new Error(`webhook fan-out: ${seqs.length - Number(result.numUpdatedRows)} events were fanned out by another server`);
 }
 
 export async function subscriptionsOfAccounts(db: Queryable, accountIds: readonly string[]): Promise<SubscriptionRow[]> {
@@ -222,7 +241,7 @@ export async function accountIds(db: Queryable): Promise<string[]> {
   return (await db.selectFrom('accounts').select('id').execute()).map((row) => row.id);
 }
 
-export interface DueDelivery extends DeliveryRow {
+export interface DueDelivery extends DeliveryRow, DeliveryLease {
   event_body: string | null;
   subscription_url: string | null;
 }
@@ -230,28 +249,37 @@ export interface DueDelivery extends DeliveryRow {
 /** The receiver a delivery goes to: its subscription, or `url:` and the merchant for its simulations to bare URLs (dispatcher.ts). */
 export const receiverKeySql = sql<string>`coalesce(d.webhook_id, 'url:' || d.account_id)`;
 
+/** A server's claim on deliveries: who, and the times (ms of real time) that bound the lease. */
+export interface LeaseClaim {
+  owner: string;
+  nowMs: number;
+  untilMs: number;
+}
+
 /**
- * Due pending deliveries of one account, oldest due first (the index order of
- * webhook_deliveries_due, so no sort). A delivery is held back while an earlier event for the
- * same subscription and resource has not had its first attempt (per-resource commit order).
+ * Claims due pending deliveries of one account, oldest due first (the index order of
+ * webhook_deliveries_due, so no sort), for `claim.owner` until `claim.untilMs`: those nobody
+ * holds, whose lease ran out, or already ours; rows another transaction is claiming are skipped.
+ * A delivery is held back while an earlier event for the same subscription and resource has not
+ * had its first attempt (per-resource commit order). One statement picks and leases (an UPDATE
+ * over a `FOR UPDATE SKIP LOCKED` pick), a second reads the claimed rows with their bodies.
  */
-export function dueDeliveries(
+export async function claimDueDeliveries(
   db: Queryable,
   accountId: string,
   now: string,
   limit: number,
   excludeIds: readonly string[],
   excludeReceivers: readonly string[],
+  claim: LeaseClaim,
 ): Promise<DueDelivery[]> {
-  let query = db
+  let pick = db
     .selectFrom('webhook_deliveries as d')
-    .leftJoin('events as e', 'e.seq', 'd.event_seq')
-    .leftJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
-    .selectAll('d')
-    .select(['e.body as event_body', 's.url as subscription_url'])
+    .select('d.id')
     .where('d.status', '=', 'PENDING')
     .where('d.account_id', '=', accountId)
     .where('d.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', BigInt(claim.nowMs)), eb('d.lease_owner', '=', claim.owner)]))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -264,12 +292,31 @@ export function dueDeliveries(
             .where('p.attempt_count', '=', 0n),
         ),
       ),
-    )
+    );
+  if (excludeIds.length > 0) pick = pick.where('d.id', 'not in', excludeIds);
+  if (excludeReceivers.length > 0) pick = pick.where(receiverKeySql, 'not in', excludeReceivers);
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: claim.owner, lease_until: BigInt(claim.untilMs) })
+    .where('id', 'in', pick.orderBy('d.next_attempt_at').limit(limit).forUpdate().skipLocked())
+    .returning('id')
+    .execute();
+  if (claimed.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('events as e', 'e.seq', 'd.event_seq')
+    .leftJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
+    .selectAll('d')
+    .select(['e.body as event_body', 's.url as subscription_url'])
+    .where('d.id', 'in', claimed.map((row) => row.id))
     .orderBy('d.next_attempt_at')
-    .limit(limit);
-  if (excludeIds.length > 0) query = query.where('d.id', 'not in', excludeIds);
-  if (excludeReceivers.length > 0) query = query.where(receiverKeySql, 'not in', excludeReceivers);
-  return query.execute() as Promise<DueDelivery[]>;
+    .execute();
+  return rows as DueDelivery[];
+}
+
+/** Gives back `owner`'s leases on these deliveries (not attempted after all). */
+export async function releaseDeliveryLeases(db: Queryable, owner: string, ids: readonly string[]): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
 }
 
 export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {
@@ -278,22 +325,29 @@ export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | u
 
 export type AttemptOutcome = Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>;
 
-const deliveryStatus = prepared<{ id: string }, { status: string }>((db, arg) => db.selectFrom('webhook_deliveries').select('status').where('id', '=', arg('id')));
+const leasedDeliveryStatus = prepared<{ id: string; owner: string }, { status: string }>((db, arg) =>
+  db.selectFrom('webhook_deliveries').select('status').where('id', '=', arg('id')).where('lease_owner', '=', arg('owner')).forUpdate(),
+);
 
 /**
- * Records finished attempts in the caller's transaction. Deliveries deleted meanwhile (a reset)
- * are skipped; one cancelled while its attempt was in flight keeps its status but counts it.
+ * Records finished attempts in the caller's transaction and gives their leases back, only where
+ * `owner` still holds the lease (otherwise another server took the delivery over and records its
+ * own attempt). Deliveries deleted meanwhile (a reset) are skipped; one cancelled while its
+ * attempt was in flight keeps its status but counts it. Returns how many were recorded.
  */
-export async function recordAttempts(db: Queryable, results: ReadonlyArray<{ attempt: AttemptRow; outcome: AttemptOutcome }>): Promise<void> {
+export async function recordAttempts(db: Queryable, owner: string, results: ReadonlyArray<{ attempt: AttemptRow; outcome: AttemptOutcome }>): Promise<number> {
   // Prepared statements, one row each (db/prepared.ts): built by Kysely, these batches cost ~27 µs of
   // CPU per delivery under the webhook bench.
+  let recorded = 0;
   for (const { attempt, outcome } of results) {
-    const current = await deliveryStatus.first(db, { id: attempt.delivery_id });
+    const current = await leasedDeliveryStatus.first(db, { id: attempt.delivery_id, owner });
     if (current === undefined) continue;
     await insertRow(db, 'webhook_attempts', attempt);
-    const counted = { attempt_count: attempt.attempt_number, update_time: outcome.update_time };
+    const counted = { attempt_count: attempt.attempt_number, update_time: outcome.update_time, lease_owner: null, lease_until: null };
     await updateRows(db, 'webhook_deliveries', { id: attempt.delivery_id }, current.status === 'PENDING' ? { ...outcome, ...counted } : counted);
+    recorded += 1;
   }
+  return recorded;
 }
 
 export interface DeliveryFilter {

@@ -11,6 +11,7 @@ import { payoutsMigration } from './0006-payouts.js';
 import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
 import { trackersLookupsMigration } from './0011-order-trackers-webhook-lookups.js';
 import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as-refunded.js';
+import { jobClaimsMigration } from './0012-job-claims.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   requestIdExpiryMigration, // 0009 the request-id purge's index
   trackersLookupsMigration, // 0011 order trackers, webhook lookups
   capturesReversedAsRefundedMigration, // 0010 no REVERSED capture status
+  jobClaimsMigration, // 0012 fan-out flag, delivery leases, job leases
 ].sort((a, b) => a.id - b.id);
