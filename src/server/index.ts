@@ -14,12 +14,10 @@ import { createSqliteStorage } from './db/sqlite-storage.js';
 import { migrate } from './db/migrate.js';
 import { seedFromTemplate } from './db/seed.js';
 import type { Db } from './db/schema.js';
-import { dataGeneration } from './db/generation.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
-import { NOT_CACHED, cachedTokenOwner, type AccountCredentials } from './oauth/service.js';
-import { listAccounts } from './oauth/store.js';
+import { NOT_CACHED, cachedTokenOwner, loadClockOffsets, type AccountCredentials } from './oauth/service.js';
 
 export { writeSchemaTemplate } from './db/seed.js';
 
@@ -83,9 +81,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       options.credentialsFile !== undefined ? options.credentialsFile : options.dbPath === MEMORY_DB ? null : `${options.dbPath}.credentials.json`;
     // Without a credentials file the secret lasts this process (a key sealed under it is remade next time).
     const signingKeySecret = rememberedSigningKeySecret(credentialsFile) ?? randomBytes(32);
+    const storage = createSqliteStorage(opened.db, { groupCommit: config.groupCommit, sqlite: opened.sqlite });
     const deps: ServerDeps = {
       db: opened.db,
-      storage: createSqliteStorage(opened.db, { groupCommit: config.groupCommit }),
+      storage,
       clock,
       ids: options.ids ?? cryptoIds,
       scheduler: createScheduler((name, error) => logHolder.log?.error({ err: error, job: name }, 'background job failed')),
@@ -95,7 +94,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (!logHolder.log) throw new Error('logger not ready');
         return logHolder.log;
       },
-      readCache: new ReadCache(dataGeneration(opened.sqlite), (token) => {
+      readCache: new ReadCache(storage.generation, (token) => {
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
@@ -103,6 +102,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       publicUrl: () => publicUrl,
       linkBase: (host) => linkBase(host),
     };
+    // Clocks live in the database (another replica may move one): each pass of the jobs reads them first.
+    deps.scheduler.register('clock-offsets', () => loadClockOffsets(deps));
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
     // Starts the default secret's scrypt in the thread pool; it runs while the app is built.
@@ -123,7 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const warning of opened.warnings) app.log.warn(warning);
     deps.scheduler.register('purge-request-ids', () => purgeExpiredRequestIds(deps));
 
-    for (const account of await listAccounts(opened.db)) clock.setOffset(account.id, Number(account.clock_offset_ms));
+    await loadClockOffsets(deps);
     const booted = await finishBootstrap();
     adminKey = booted.adminKey;
     // Another server starting on the same new database may have written the credentials file first.

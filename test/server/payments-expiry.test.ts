@@ -69,7 +69,8 @@ describe('expiry', () => {
     try {
       const id = await authorize(quiet, '50.00');
       const accountId = quiet.merchant.payer_id;
-      quiet.server.deps.clock.setOffset(accountId, 30 * DAY * 1000);
+      // The clock lives in the database (the server's map only remembers what it last read there).
+      await quiet.server.db.updateTable('accounts').set({ clock_offset_ms: BigInt(30 * DAY * 1000) }).where('id', '=', accountId).execute();
       const token = await quiet.tokenFor(quiet.merchant.client_id, quiet.merchant.client_secret);
       const stored = await quiet.server.db.selectFrom('authorizations').select('status').where('id', '=', id).executeTakeFirstOrThrow();
       expect(stored.status).toBe('CREATED');

@@ -1,11 +1,16 @@
 // One injectable clock: real time (or a test's time source) plus a per-account offset.
+// The offsets live in the database (accounts.clock_offset_ms), where any replica may move them: this
+// map holds the last offset read, set by each request's token lookup (oauth/service.ts, read with
+// the token), by a consent lookup, and by the first job of each scheduler pass (index.ts).
 
 export interface Clock {
   /** The current time on an account's clock. */
   now(accountId: string): Date;
   /** The current time with no account offset (server-wide housekeeping). */
   systemNow(): Date;
+  /** The offset last read from the database (0 before any). */
   offsetMs(accountId: string): number;
+  /** Notes the offset read from the database; never the source of truth. */
   setOffset(accountId: string, offsetMs: number): void;
   forget(accountId: string): void;
 }

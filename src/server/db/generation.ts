@@ -1,18 +1,54 @@
-// A marker of the database's content: it changes whenever a read could answer differently.
+// Markers of the SQLite database's content, for process caches: each changes whenever the rows a
+// cache was built from may have changed, whoever wrote them (storage.ts `generation`).
 
 import type BetterSqlite3 from 'better-sqlite3';
+import type { WatchedRows } from './storage.js';
+
+/**
+ * The writes of this connection each row set counts (temporary triggers, so they are part of this
+ * connection only and the file's schema is unchanged). Other connections' commits are seen through
+ * `PRAGMA data_version` instead.
+ */
+const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
+  'invoice-list': ['AFTER INSERT ON invoices', 'AFTER DELETE ON invoices'],
+  tokens: [
+    'AFTER DELETE ON access_tokens',
+    'AFTER UPDATE ON apps',
+    'AFTER DELETE ON apps',
+    'AFTER UPDATE OF clock_offset_ms ON accounts',
+    'AFTER DELETE ON accounts',
+  ],
+};
 
 /**
  * Returns a function whose value changes whenever the database's content may have changed:
- * - `total_changes()` counts every row inserted, updated or deleted through this connection,
- *   rolled back or not, so a change made here moves it the moment the statement runs;
- * - `PRAGMA data_version` moves when another connection (another process, or a worker's own
- *   connection) has committed, checked as the pragma runs.
- * Two equal values mean no row changed between them. The pair costs ~3 µs to read (the pragma is a
- * read of the WAL index; `total_changes()` 0.2 µs). Throws once the database is closed.
+ * - without `of`, `total_changes()` counts every row inserted, updated or deleted through this
+ *   connection, rolled back or not, so a change made here moves it the moment the statement runs;
+ * - with `of`, a counter moved by a temporary trigger on each write of those rows through this
+ *   connection (rolled back or not), so other writes (a webhook cursor, a capture) leave it alone;
+ * - in both, `PRAGMA data_version` moves when another connection (another process, or another
+ *   server on the same file) has committed, checked as the pragma runs.
+ * Two equal values mean none of those rows changed between them. The pair costs ~3 µs to read (the
+ * pragma is a read of the WAL index). Throws once the database is closed. The database must be
+ * migrated first (the triggers name its tables).
  */
-export function dataGeneration(sqlite: BetterSqlite3.Database): () => string {
+export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRows) => string {
   const changes = sqlite.prepare('SELECT total_changes()').pluck().safeIntegers(false);
   const version = sqlite.prepare('PRAGMA data_version').pluck().safeIntegers(false);
-  return () => `${changes.get() as number}:${version.get() as number}`;
+  const counts = { 'invoice-list': 0, tokens: 0 };
+  for (const [name, events] of Object.entries(WATCHED) as Array<[keyof typeof counts, readonly string[]]>) {
+    const fn = `payctl_rows_changed_${name.replace('-', '_')}`;
+    sqlite.function(fn, { deterministic: false }, () => {
+      counts[name] += 1;
+      return null;
+    });
+    events.forEach((event, index) => {
+      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${index} ${event} BEGIN SELECT ${fn}(); END`);
+    });
+  }
+  return (of) => {
+    const elsewhere = version.get() as number;
+    if (of === undefined) return `${changes.get() as number}:${elsewhere}`;
+    return of === 'elsewhere' ? String(elsewhere) : `${counts[of]}:${elsewhere}`;
+  };
 }

@@ -1,6 +1,8 @@
 // Storage on SQLite: group commit for request transactions, BEGIN IMMEDIATE for exclusive ones.
 
+import type BetterSqlite3 from 'better-sqlite3';
 import { markTransactionScope } from './driver.js';
+import { dataGeneration } from './generation.js';
 import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import type { Db, Trx } from './schema.js';
@@ -8,13 +10,17 @@ import type { Storage, TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
-  /** The database's change counter (generation.ts); without it answer caches are off. */
-  generation?: () => string;
+  /**
+   * The connection `db` runs on, migrated: its change counters (generation.ts) keep process caches
+   * correct. Without it `generation` is undefined and those caches are off.
+   */
+  sqlite?: BetterSqlite3.Database;
 }
 
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
   const withLease = jobLeaseRunner(newLeaseOwner());
+  const generation = options.sqlite === undefined ? undefined : dataGeneration(options.sqlite);
   return {
     dialect: 'sqlite',
     db,
@@ -33,8 +39,9 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
     withJobLease(name, ttlMs, work) {
       return withLease(this, name, ttlMs, work);
     },
-    generation: options.generation,
-    processCaches: true,
+    generation,
+    // Every write through this connection and every other connection's commit moves `generation`.
+    processCaches: generation !== undefined,
     stats: () => committer.stats(),
   };
 }

@@ -11,6 +11,15 @@ import type { Db, Trx } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/**
+ * Rows a process cache is built from, for `Storage.generation(of)`:
+ * - 'invoice-list': which invoices exist (inserts and deletes; an update moves no row in the list);
+ * - 'tokens': what a token lookup reads (tokens deleted, apps changed, accounts' clock offsets);
+ * - 'elsewhere': nothing this process writes, only other connections' commits (for a cache whose
+ *   owner notes its own process's writes, payments/expiry-cache.ts).
+ */
+export type WatchedRows = 'invoice-list' | 'tokens' | 'elsewhere';
+
 export interface TxOptions {
   /** What the transaction is for ('request', 'payouts.chunk', ...): for logs and retry metrics. */
   name: string;
@@ -41,10 +50,15 @@ export interface Storage {
   withJobLease(name: string, ttlMs: number, work: () => Promise<void>): Promise<boolean>;
   /**
    * Changes whenever a read could answer differently, whoever wrote; undefined where no such cheap
-   * value exists (then process-local answer caches are off).
+   * value exists (then process-local caches are off). With `of`, changes whenever those rows may
+   * have changed, whoever wrote: the adapter notices the writes itself, so no caller reports them.
    */
-  readonly generation: (() => string) | undefined;
-  /** Whether caches kept in this process's memory (tokens, expiry times, page indexes) may be trusted. */
+  readonly generation: ((of?: WatchedRows) => string) | undefined;
+  /**
+   * Whether caches kept in this process's memory (tokens, expiry times, page indexes) may be used,
+   * each checked against `generation` before every use. False where other processes' writes cannot
+   * be noticed cheaply (PostgreSQL): then every read goes to the database.
+   */
   readonly processCaches: boolean;
   /** Transactions committed and requests run in them by group commit, for benchmarks. */
   stats(): { batches: number; requests: number };

@@ -4,7 +4,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
-import { consentExists } from '../oauth/store.js';
+import { consentedClockOffset } from '../oauth/store.js';
 import { NOT_CACHED, cachedTokenOwner, findTokenOwner, type TokenOwner } from '../oauth/service.js';
 import { ServiceError, serviceError } from './errors.js';
 import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
@@ -101,12 +101,15 @@ const permissionErrorFor = (request: FastifyRequest): 'AUTHORIZATION_ERROR' | 'N
   request.url.startsWith('/v1/customer/disputes') ? 'AUTHORIZATION_ERROR' : 'NOT_AUTHORIZED';
 
 async function consentedCaller(deps: ServerDeps, request: FastifyRequest, caller: Caller, payerId: string): Promise<Caller> {
-  if (!(await consentExists(deps.db, caller.clientId, payerId))) {
+  const clockOffsetMs = await consentedClockOffset(deps.db, caller.clientId, payerId);
+  if (clockOffsetMs === undefined) {
     throw serviceError(permissionErrorFor(request), 'PERMISSION_DENIED', 'You do not have permission to act for this merchant.', {
       field: 'Service-Auth-Assertion',
       location: 'header',
     });
   }
+  // The merchant's clock as the database has it now (another replica may have moved it).
+  deps.clock.setOffset(payerId, Number(clockOffsetMs));
   return { ...caller, accountId: payerId, viaAssertion: true };
 }
 

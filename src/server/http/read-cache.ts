@@ -1,4 +1,5 @@
-// Answers of the payment resource GETs, kept while the database has not changed.
+// Answers of the payment resource GETs, kept while the database has not changed (SQLite; off
+// where the storage has no generation, so a GET on one replica always reads another's writes).
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
@@ -67,15 +68,21 @@ export class ReadCache {
   /** Answers given from here; kept answers found stale (then dropped) or not fresh; answers kept (for tests and diagnosis). */
   readonly stats = { hits: 0, misses: 0, stored: 0 };
 
+  private readonly generation: () => string;
+
   /**
-   * @param generation the database generation (db/generation.ts)
+   * @param generation the storage's generation (db/storage.ts); undefined (no cheap marker of
+   *   other processes' writes, as on PostgreSQL) leaves the cache off
    * @param accountOfToken the account of a live token the token cache knows, without a query;
    *   undefined for any other token (the request then goes through the authenticator)
    */
   constructor(
-    private readonly generation: () => string,
+    generation: (() => string) | undefined,
     private readonly accountOfToken: (token: string) => string | undefined,
-  ) {}
+  ) {
+    this.generation = generation === undefined ? () => '' : () => generation();
+    if (generation === undefined) this.enabled = false;
+  }
 
   /** Stops giving and keeping answers (the server is closing, or the cache is not allowed). */
   disable(): void {

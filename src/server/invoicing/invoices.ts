@@ -206,8 +206,8 @@ function pageOf(ctx: ServiceContext, rows: store.InvoiceRow[], query: PageQuery,
 export async function listInvoices(ctx: ServiceContext, query: PageQuery): Promise<InvoicePage> {
   const page = query.page ?? 1;
   const size = query.page_size ?? 20;
-  const totalItems = await store.countInvoices(ctx.db, ctx.accountId);
-  const rows = await store.listInvoicePage(ctx.db, ctx.accountId, size, (page - 1) * size);
+  const totalItems = await store.countInvoices(ctx.db, ctx.deps.storage, ctx.accountId);
+  const rows = await store.listInvoicePage(ctx.db, ctx.deps.storage, ctx.accountId, size, (page - 1) * size);
   const extra = `${query.total_required ? '&total_required=true' : ''}${query.fields ? `&fields=${query.fields}` : ''}`;
   return pageOf(ctx, rows, query, pageLinks(ctx.baseUrl, '/v2/invoicing/invoices', page, size, totalItems, extra), totalItems, size);
 }

@@ -1,14 +1,15 @@
 // A per-account, in-memory sparse index of the invoice list (the sort key of every STEP-th invoice,
-// newest first) and the account's invoice count, valid while the database has not changed.
+// newest first) and the account's invoice count, valid while the set of invoices has not changed.
 // Page N of a large list then seeks from the nearest anchor instead of walking OFFSET index
-// entries, and the count costs no walk. An invoice inserted or deleted through the store
-// (noteInvoiceRowsChanged), or any commit from another connection (data_version), makes the next
-// list request rebuild it; reads inside a transaction never use it. Other writes leave it alone:
-// keyed on total_changes(), it was rebuilt (a count of every invoice) after each unrelated write,
-// such as the webhook dispatcher moving its cursor, and page p50 went from 4 to 7-9 ms.
+// entries, and the count costs no walk. The storage tells when it may have changed
+// (`generation('invoice-list')`: any insert or delete of an invoice, whoever made it); reads inside
+// a transaction never use it, and where the storage keeps no process caches (PostgreSQL) there is
+// none. Other writes leave it alone: keyed on every change, it was rebuilt (a count of every
+// invoice) after each unrelated write, such as the webhook dispatcher moving its cursor, and page
+// p50 went from 4 to 7-9 ms.
 
-import { sql } from 'kysely';
 import type { Queryable } from '../db/schema.js';
+import type { Storage } from '../db/storage.js';
 
 /** An anchor is the sort key of the invoice at position k * STEP - 1 (0-based), newest first. */
 const STEP = 500;
@@ -25,28 +26,21 @@ interface Entry extends ListIndex {
   version: string;
 }
 
-const indexes = new WeakMap<object, Map<string, Entry>>();
+const indexes = new WeakMap<Storage, Map<string, Entry>>();
 const MAX_ACCOUNTS = 1_000;
 
-/** Invoice rows inserted or deleted in this process (updates keep count and sort keys). */
-let rowChanges = 0;
-
-/** Called by the store on every insert or delete of invoice rows, in or out of a transaction. */
-export function noteInvoiceRowsChanged(): void {
-  rowChanges += 1;
+/** The storage's marker of the set of invoices, or undefined where it keeps no process caches. */
+function versionOf(storage: Storage): string | undefined {
+  return storage.processCaches ? storage.generation?.('invoice-list') : undefined;
 }
 
-async function versionOf(db: Queryable): Promise<string> {
-  const row = await sql<{ v: bigint }>`select data_version as v from pragma_data_version`.execute(db).then((result) => result.rows[0]);
-  return `${rowChanges}:${String(row?.v)}`;
-}
-
-/** The account's list index, or undefined inside a transaction (where nothing may be cached). */
-export async function listIndexOf(db: Queryable, accountId: string): Promise<ListIndex | undefined> {
+/** The account's list index, or undefined inside a transaction or without process caches. */
+export async function listIndexOf(db: Queryable, storage: Storage, accountId: string): Promise<ListIndex | undefined> {
   if ((db as { isTransaction?: boolean }).isTransaction) return undefined;
-  let byAccount = indexes.get(db);
-  if (!byAccount) indexes.set(db, (byAccount = new Map()));
-  const version = await versionOf(db);
+  const version = versionOf(storage);
+  if (version === undefined) return undefined;
+  let byAccount = indexes.get(storage);
+  if (!byAccount) indexes.set(storage, (byAccount = new Map()));
   const known = byAccount.get(accountId);
   if (known && known.version === version) return known;
   const counted = await db
@@ -71,7 +65,7 @@ function keysBefore(db: Queryable, accountId: string, after: Key | undefined) {
  * what is left. A missing anchor is found from the nearest known one below it (a walk of the
  * index no longer than the plain OFFSET's) and kept while the database does not change.
  */
-export async function seekFrom(db: Queryable, accountId: string, index: ListIndex | undefined, offset: number): Promise<{ after?: Key; offset: number }> {
+export async function seekFrom(db: Queryable, storage: Storage, accountId: string, index: ListIndex | undefined, offset: number): Promise<{ after?: Key; offset: number }> {
   if (!index || offset < STEP) return { offset };
   const k = Math.floor(offset / STEP);
   let anchor = index.anchors.get(k);
@@ -83,7 +77,7 @@ export async function seekFrom(db: Queryable, accountId: string, index: ListInde
     if (!row) return { offset };
     anchor = { createTime: row.create_time, id: row.id };
     // Only if nothing changed while it was read (the index object is replaced on any change).
-    if ((await versionOf(db)) === (index as Entry).version) index.anchors.set(k, anchor);
+    if (versionOf(storage) === (index as Entry).version) index.anchors.set(k, anchor);
   }
   return { after: anchor, offset: offset - k * STEP };
 }

@@ -3,7 +3,8 @@
 
 import { sql } from 'kysely';
 import type { Queryable, WithSeq } from '../db/schema.js';
-import { listIndexOf, noteInvoiceRowsChanged, seekFrom } from './page-index.js';
+import type { Storage } from '../db/storage.js';
+import { listIndexOf, seekFrom } from './page-index.js';
 import { viewTemplate } from './view-template.js';
 
 export interface TemplateRow {
@@ -170,7 +171,6 @@ export function findInvoiceByNumber(db: Queryable, accountId: string, number: st
 }
 
 export async function insertInvoice(db: Queryable, row: InvoiceWrite): Promise<void> {
-  noteInvoiceRowsChanged();
   await db.insertInto('invoices').values({ ...row, view_template: viewTemplate(row.body, row.currency) }).execute();
 }
 
@@ -185,12 +185,11 @@ export async function updateInvoice(db: Queryable, row: InvoiceWrite): Promise<v
 }
 
 export async function deleteInvoice(db: Queryable, accountId: string, id: string): Promise<void> {
-  noteInvoiceRowsChanged();
   await db.deleteFrom('invoices').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-export async function countInvoices(db: Queryable, accountId: string): Promise<number> {
-  const index = await listIndexOf(db, accountId);
+export async function countInvoices(db: Queryable, storage: Storage, accountId: string): Promise<number> {
+  const index = await listIndexOf(db, storage, accountId);
   if (index) return index.count;
   const row = await db
     .selectFrom('invoices')
@@ -205,9 +204,9 @@ export async function countInvoices(db: Queryable, accountId: string): Promise<n
  * the offset's entries on the index without reading their rows (deferred seek), so page 1000 of
  * 100 costs a walk of 99,900 index entries, not a scan of the table and no sort.
  */
-export async function listInvoicePage(db: Queryable, accountId: string, limit: number, offset: number): Promise<InvoiceRow[]> {
+export async function listInvoicePage(db: Queryable, storage: Storage, accountId: string, limit: number, offset: number): Promise<InvoiceRow[]> {
   // Deep pages seek from the nearest anchor of the in-memory list index (same order, same rows).
-  const seek = offset >= 500 ? await seekFrom(db, accountId, await listIndexOf(db, accountId), offset) : { offset };
+  const seek = offset >= 500 ? await seekFrom(db, storage, accountId, await listIndexOf(db, storage, accountId), offset) : { offset };
   let query = db.selectFrom('invoices').selectAll().where('account_id', '=', accountId);
   if (seek.after) {
     const { createTime, id } = seek.after;
@@ -336,7 +335,6 @@ export function listOutbox(db: Queryable, accountId: string, limit: number, invo
 
 export async function deleteAccountInvoicing(db: Queryable, accountId: string): Promise<void> {
   await db.deleteFrom('email_outbox').where('account_id', '=', accountId).execute();
-  noteInvoiceRowsChanged();
   await db.deleteFrom('invoices').where('account_id', '=', accountId).execute();
   await db.deleteFrom('invoice_number_counters').where('account_id', '=', accountId).execute();
   await db.deleteFrom('invoice_templates').where('account_id', '=', accountId).execute();

@@ -128,17 +128,25 @@ interface CachedToken {
   owner: TokenOwner;
   /** Epoch milliseconds (a number compare per request instead of formatting the clock's time). */
   expiresAtMs: number;
+  /** The account's clock offset, read with the token. */
+  clockOffsetMs: number;
+}
+
+interface TokenCache {
+  entries: Map<string, CachedToken>;
+  /** The storage's generation('tokens') the entries were read under. */
+  version: string;
 }
 
 /**
- * Known tokens per server (token -> owner and expiry), so a request's auth costs no query and no
- * hash (the SHA-256 was ~3% of a GET's CPU). The trade-off: this process's memory holds up to
- * 10,000 live bearer tokens in the clear (the database holds only their hashes); tokens already
- * expired when looked up are not kept.
+ * Known tokens per server (token -> owner, expiry and the account's clock offset), so a request's
+ * auth costs no query and no hash (the SHA-256 was ~3% of a GET's CPU). Only where the storage
+ * keeps process caches (SQLite), and emptied whenever anything a token lookup reads may have
+ * changed, in any process (`generation('tokens')`: a token deleted, an app's credentials changed,
+ * a clock moved). The trade-off: this process's memory holds up to 10,000 live bearer tokens in
+ * the clear (the database holds only their hashes); tokens already expired when looked up are not kept.
  */
-const tokenCaches = new WeakMap<ServerDeps, Map<string, CachedToken>>();
-/** The token generation (store.tokenGeneration) each cache was filled under. */
-const cacheGeneration = new WeakMap<Map<string, CachedToken>, number>();
+const tokenCaches = new WeakMap<ServerDeps, TokenCache>();
 const TOKEN_CACHE_SIZE = 10_000;
 
 /** The cache holds nothing for this token: the database must be asked. */
@@ -146,39 +154,62 @@ export const NOT_CACHED = Symbol('not cached');
 
 const tokenIsLive = (deps: ServerDeps, token: CachedToken): boolean => token.expiresAtMs > deps.clock.systemNow().getTime();
 
-function tokenCacheOf(deps: ServerDeps): Map<string, CachedToken> {
+const tokensVersion = (deps: ServerDeps): string | undefined =>
+  deps.storage.processCaches ? deps.storage.generation?.('tokens') : undefined;
+
+/** The server's token cache, emptied if what it was read from changed; undefined where there is none. */
+function tokenCacheOf(deps: ServerDeps): Map<string, CachedToken> | undefined {
+  const version = tokensVersion(deps);
+  if (version === undefined) return undefined;
   let cache = tokenCaches.get(deps);
-  if (!cache) tokenCaches.set(deps, (cache = new Map()));
-  if (cache.size > 0 && store.tokenGeneration() !== cacheGeneration.get(cache)) cache.clear();
-  return cache;
+  if (!cache) tokenCaches.set(deps, (cache = { entries: new Map(), version }));
+  if (cache.version !== version) {
+    cache.entries.clear();
+    cache.version = version;
+  }
+  return cache.entries;
+}
+
+/** The owner of a live token; its account's clock takes the offset read with it. */
+function ownerOf(deps: ServerDeps, token: CachedToken): TokenOwner {
+  deps.clock.setOffset(token.owner.accountId, token.clockOffsetMs);
+  return token.owner;
 }
 
 /**
  * The owner of a token the cache knows (undefined once it has expired), without a query or a
- * promise: the common case of every authenticated request.
+ * promise: the common case of every authenticated request on SQLite.
  */
 export function cachedTokenOwner(deps: ServerDeps, accessToken: string): TokenOwner | undefined | typeof NOT_CACHED {
-  const cached = tokenCacheOf(deps).get(accessToken);
+  const cached = tokenCacheOf(deps)?.get(accessToken);
   if (!cached) return NOT_CACHED;
   // Expiry is judged on every use, in real time (a token outlives no more than its lifetime).
-  return tokenIsLive(deps, cached) ? cached.owner : undefined;
+  return tokenIsLive(deps, cached) ? ownerOf(deps, cached) : undefined;
 }
 
 /** The owner of a valid, unexpired token, judged in real time (not on the account's clock). */
 export async function findTokenOwner(deps: ServerDeps, accessToken: string): Promise<TokenOwner | undefined> {
   const known = cachedTokenOwner(deps, accessToken);
   if (known !== NOT_CACHED) return known;
-  const generation = store.tokenGeneration();
+  const version = tokensVersion(deps);
   const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
   if (!row) return undefined;
-  const entry: CachedToken = { owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id }, expiresAtMs: Date.parse(row.expires_at) };
+  const entry: CachedToken = {
+    owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id },
+    expiresAtMs: Date.parse(row.expires_at),
+    clockOffsetMs: Number(row.clock_offset_ms),
+  };
   if (!tokenIsLive(deps, entry)) return undefined;
-  // Cache only if no credential change happened while the query ran.
+  // Kept only if nothing a lookup reads changed while the query ran.
   const cache = tokenCacheOf(deps);
-  if (generation === store.tokenGeneration()) {
-    if (cache.size === 0) cacheGeneration.set(cache, generation);
+  if (cache && version !== undefined && version === tokensVersion(deps)) {
     if (cache.size >= TOKEN_CACHE_SIZE) cache.clear();
     cache.set(accessToken, entry);
   }
-  return entry.owner;
+  return ownerOf(deps, entry);
+}
+
+/** Every account's clock offset as the database has it, for background jobs (run first in each pass). */
+export async function loadClockOffsets(deps: ServerDeps): Promise<void> {
+  for (const account of await store.listAccounts(deps.db)) deps.clock.setOffset(account.id, Number(account.clock_offset_ms));
 }

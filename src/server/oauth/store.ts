@@ -44,21 +44,34 @@ export function findDefaultApp(db: Queryable, accountId: string): Promise<AppRow
     .executeTakeFirst();
 }
 
-let generation = 0;
-/** Bumped whenever tokens or app credentials change, so token caches drop what they hold. */
-export function tokenGeneration(): number {
-  return generation;
-}
-
+/** New credentials for an app; its tokens go with the old ones (token caches notice through the storage). */
 export async function updateAppCredentials(db: Queryable, appId: string, clientId: string, secretHash: string): Promise<void> {
-  generation += 1;
   await db.updateTable('apps').set({ client_id: clientId, secret_hash: secretHash }).where('id', '=', appId).execute();
   await db.deleteFrom('access_tokens').where('app_id', '=', appId).execute();
-  generation += 1;
 }
 
 export async function setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void> {
   await db.updateTable('accounts').set({ clock_offset_ms: offsetMs }).where('id', '=', accountId).execute();
+}
+
+/** Moves the account's clock offset by `byMs` in one statement (no read-modify-write); the new offset, or undefined for no such account. */
+export async function addClockOffset(db: Queryable, accountId: string, byMs: bigint): Promise<bigint | undefined> {
+  const row = await db
+    .updateTable('accounts')
+    .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', byMs) }))
+    .where('id', '=', accountId)
+    .returning('clock_offset_ms')
+    .executeTakeFirst();
+  return row?.clock_offset_ms;
+}
+
+export function findClockOffset(db: Queryable, accountId: string): Promise<bigint | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select('clock_offset_ms')
+    .where('id', '=', accountId)
+    .executeTakeFirst()
+    .then((row) => row?.clock_offset_ms);
 }
 
 export async function setKycStatus(db: Queryable, accountId: string, status: string): Promise<void> {
@@ -71,16 +84,19 @@ export async function insertToken(db: Queryable, token: TokenRow): Promise<void>
   await db.insertInto('access_tokens').values(token).execute();
 }
 
+/** A token with its app and its account's clock offset (read with the token, so each request's clock is the database's). */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return db
     .selectFrom('access_tokens')
     .innerJoin('apps', 'apps.id', 'access_tokens.app_id')
+    .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
     .select([
       'access_tokens.account_id as account_id',
       'access_tokens.expires_at as expires_at',
       'access_tokens.scope as scope',
       'apps.id as app_id',
       'apps.client_id as client_id',
+      'accounts.clock_offset_ms as clock_offset_ms',
     ])
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -99,14 +115,16 @@ export async function insertConsent(db: Queryable, platformClientId: string, pay
     .execute();
 }
 
-export async function consentExists(db: Queryable, platformClientId: string, payerId: string): Promise<boolean> {
+/** The merchant's clock offset if it consented to the platform; undefined without a consent. */
+export async function consentedClockOffset(db: Queryable, platformClientId: string, payerId: string): Promise<bigint | undefined> {
   const row = await db
     .selectFrom('consents')
-    .select('payer_id')
-    .where('platform_client_id', '=', platformClientId)
-    .where('payer_id', '=', payerId)
+    .innerJoin('accounts', 'accounts.id', 'consents.payer_id')
+    .select('accounts.clock_offset_ms as clock_offset_ms')
+    .where('consents.platform_client_id', '=', platformClientId)
+    .where('consents.payer_id', '=', payerId)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.clock_offset_ms;
 }
 
 export function getSetting(db: Queryable, key: string): Promise<string | undefined> {

@@ -41,21 +41,33 @@ export interface ClockView {
   offset_seconds: number;
 }
 
-export function clockView(deps: ServerDeps, accountId: string): ClockView {
+function viewOf(deps: ServerDeps, accountId: string, offsetMs: bigint): ClockView {
+  const offset = Number(offsetMs);
   return {
     payer_id: accountId,
-    now: deps.clock.now(accountId).toISOString(),
-    offset_seconds: Math.floor(deps.clock.offsetMs(accountId) / 1000),
+    now: new Date(deps.clock.systemNow().getTime() + offset).toISOString(),
+    offset_seconds: Math.floor(offset / 1000),
   };
+}
+
+/** The account's clock as the database has it (any replica may have moved it). */
+export async function clockView(deps: ServerDeps, accountId: string): Promise<ClockView> {
+  const offset = await store.findClockOffset(deps.db, accountId);
+  if (offset === undefined) throw notFound('payer', accountId);
+  deps.clock.setOffset(accountId, Number(offset));
+  return viewOf(deps, accountId, offset);
 }
 
 /** Moves an account's clock forward, then lets every time-driven job catch up before answering. */
 export async function advanceClock(deps: ServerDeps, accountId: string, seconds: number): Promise<ClockView> {
-  const offset = deps.clock.offsetMs(accountId) + seconds * 1000;
-  await store.setClockOffset(deps.db, accountId, BigInt(offset));
-  deps.clock.setOffset(accountId, offset);
+  // One relative update: two advances at once, on any replicas, both count.
+  const offset = await deps.storage.transaction({ name: 'sandbox.advance-clock' }, (trx) =>
+    store.addClockOffset(trx, accountId, BigInt(seconds) * 1000n),
+  );
+  if (offset === undefined) throw notFound('payer', accountId);
+  deps.clock.setOffset(accountId, Number(offset));
   await deps.scheduler.runAll();
-  return clockView(deps, accountId);
+  return viewOf(deps, accountId, offset);
 }
 
 async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Promise<void> {
