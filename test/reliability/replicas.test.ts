@@ -48,7 +48,7 @@ const headers = () => ({ 'service-request-id': randomUUID(), ...FULL });
 /** 2% of a payout item, rounded half-up to the cent, capped at 20.00 (src/server/payouts/fees.ts). */
 const payoutFee = (cents: number) => Math.min(2_000, Math.floor((cents * 200 + 5_000) / 10_000));
 
-describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
+describe.skipIf(!TEST_PG && !process.env.DEBUG_SQLITE)('replicas on one PostgreSQL database', () => {
   let database: TestDatabase;
   let replicas: ServeProcess[] = [];
   /** One client per replica, for requests aimed at one of them. */
@@ -57,7 +57,7 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
   const summary: string[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('replicas');
+    database = process.env.DEBUG_SQLITE ? { url: `/tmp/replicas-debug-${Date.now()}.db`, name: 'debug', drop: async () => {} } : await createTestDatabase('replicas');
     const started = performance.now();
     replicas = await startReplicas({ db: database.url, count: REPLICAS, extraArgs: PG_SERVE_ARGS });
     summary.push(`${REPLICAS} replicas started in ${Math.round(performance.now() - started)} ms (first alone, then the others together) on ${database.name}`);
@@ -66,7 +66,10 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
   });
 
   afterAll(async () => {
-    console.log(['', '=== REPLICAS SUMMARY (test/reliability/replicas.test.ts) ===', `seed ${SEED} (PAYCTL_REPLICAS_SEED)`, ...summary, ''].join('\n'));
+    // What each replica logged (warnings and errors), for a failure's evidence.
+    const logs = replicas.map((replica, index) => ({ index, log: replica.stderr().trim() })).filter((entry) => entry.log !== '');
+    const logLines = logs.flatMap(({ index, log }) => [`replica ${index + 1} log (last 3 KB):`, ...log.slice(-3_000).split('\n').map((line) => `  ${line.slice(0, 400)}`)]);
+    console.log(['', '=== REPLICAS SUMMARY (test/reliability/replicas.test.ts) ===', `seed ${SEED} (PAYCTL_REPLICAS_SEED)`, ...summary, ...logLines, ''].join('\n'));
     await Promise.all(direct.map((client) => client.close()));
     await db?.close();
     await Promise.all(replicas.map((replica) => replica.kill('SIGTERM')));
