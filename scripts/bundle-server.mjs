@@ -70,6 +70,11 @@ function sourceEdit({ name, file, edits, append = '' }) {
 
 const undici = await build({ ...common, entryPoints: { undici: 'undici' }, outdir: CHUNKS, entryNames: '[name]-[hash]' });
 const undiciFile = Object.keys(undici.metafile.outputs).find((path) => path.endsWith('.cjs'));
+// pg (PostgreSQL storage) likewise: required only by a server started on a postgres:// URL, so a
+// SQLite server's bundle neither reads nor compiles it. pg-native is pg's optional native binding,
+// never installed by payctl (pg requires it only when asked for pg.native).
+const pgChunk = await build({ ...common, entryPoints: { pg: 'pg' }, outdir: CHUNKS, entryNames: '[name]-[hash]', external: ['pg-native'] });
+const pgFile = Object.keys(pgChunk.metafile.outputs).find((path) => path.endsWith('.cjs'));
 
 const server = await build({
   ...common,
@@ -86,6 +91,12 @@ const server = await build({
       name: 'undici-chunk',
       setup(context) {
         context.onResolve({ filter: /^undici$/ }, () => ({ path: `./server-chunks/${basename(undiciFile)}`, external: true }));
+      },
+    },
+    {
+      name: 'pg-chunk',
+      setup(context) {
+        context.onResolve({ filter: /^pg$/ }, () => ({ path: `./server-chunks/${basename(pgFile)}`, external: true }));
       },
     },
     sourceEdit({
@@ -131,7 +142,7 @@ const server = await build({
   ],
 });
 
-const written = [...Object.keys(undici.metafile.outputs), ...Object.keys(server.metafile.outputs)].map((path) => resolve(path));
+const written = [...Object.keys(undici.metafile.outputs), ...Object.keys(pgChunk.metafile.outputs), ...Object.keys(server.metafile.outputs)].map((path) => resolve(path));
 const previous = existsSync(RECORD) ? JSON.parse(readFileSync(RECORD, 'utf8')) : [];
 const keep = new Set([...written, ...previous]);
 for (const name of existsSync(CHUNKS) ? readdirSync(CHUNKS) : []) {

@@ -16,9 +16,10 @@ interface StringFlag {
 interface IntegerFlag {
   kind: 'integer';
   description: string;
-  default: number;
+  default?: number;
   min: number;
   max: number;
+  env?: string;
 }
 interface OptionFlag {
   kind: 'option';
@@ -37,7 +38,22 @@ type FlagSpec = StringFlag | IntegerFlag | OptionFlag | BooleanFlag;
 export const SERVE_FLAGS = {
   host: { kind: 'string', description: 'interface to listen on', default: '127.0.0.1' },
   port: { kind: 'integer', description: 'port to listen on (0 = any free port)', default: 8765, min: 0, max: 65535 },
-  db: { kind: 'string', description: 'SQLite file (":memory:" for a throwaway run)', env: 'PAYCTL_DB' },
+  db: {
+    kind: 'string',
+    description: 'SQLite file (":memory:" for a throwaway run) or postgres://USER:PASSWORD@HOST:PORT/DB URL (PostgreSQL 15+, ?sslmode= honoured)',
+    env: 'PAYCTL_DB',
+  },
+  'db-pool-size': { kind: 'integer', description: 'PostgreSQL: connections in the pool (default 10)', min: 1, max: 1000, env: 'PAYCTL_DB_POOL_SIZE' },
+  'credentials-file': {
+    kind: 'string',
+    description: 'where the default credentials and the signing-key secret are kept (default: beside the SQLite file; for PostgreSQL, one file per database in the data folder)',
+    env: 'PAYCTL_CREDENTIALS_FILE',
+  },
+  'signing-key-secret': {
+    kind: 'string',
+    description: "the webhook signing key's 32-byte secret in base64url, for replicas that share no credentials file",
+    env: 'PAYCTL_SIGNING_KEY_SECRET',
+  },
   'client-id': { kind: 'string', description: "create or fix the default app's client id", env: 'PAYCTL_SERVE_CLIENT_ID' },
   'client-secret': { kind: 'string', description: "create or fix the default app's client secret", env: 'PAYCTL_SERVE_CLIENT_SECRET' },
   'admin-key': { kind: 'string', description: 'admin key for the control plane (generated if omitted)', env: 'PAYCTL_ADMIN_KEY' },
@@ -55,6 +71,9 @@ export interface ServeFlags {
   host: string;
   port: number;
   db?: string;
+  'db-pool-size'?: number;
+  'credentials-file'?: string;
+  'signing-key-secret'?: string;
   'client-id'?: string;
   'client-secret'?: string;
   'admin-key'?: string;
@@ -115,9 +134,27 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       const fromEnv = env[spec.env]!;
       if (fromEnv === '') return null;
       flags[name] = fromEnv;
+    } else if (spec.kind === 'integer' && spec.env !== undefined && env[spec.env] !== undefined) {
+      const fromEnv = env[spec.env]!;
+      if (!INTEGER.test(fromEnv)) return null;
+      const number = Number(fromEnv);
+      if (number < spec.min || number > spec.max) return null;
+      flags[name] = number;
     } else if (spec.default !== undefined) {
       flags[name] = spec.default;
     }
   }
   return flags as unknown as ServeFlags;
+}
+
+/** The database as `payctl serve` prints it: a URL's password is never shown. */
+export function databaseForDisplay(target: string): string {
+  if (!/^postgres(?:ql)?:\/\//i.test(target)) return target;
+  try {
+    const url = new URL(target);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
 }

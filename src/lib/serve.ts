@@ -4,7 +4,7 @@
 
 import { defaultDatabasePath } from './paths.js';
 import { loadServer, schemaTemplatePath } from './server-loader.js';
-import type { ServeFlags } from './serve-flags.js';
+import { databaseForDisplay, type ServeFlags } from './serve-flags.js';
 
 /** Runs the server until a signal stops it; the process's exit code (1: it could not start). */
 export async function runServe(flags: ServeFlags, root: string): Promise<number> {
@@ -26,6 +26,9 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       ...(flags['client-secret'] !== undefined ? { clientSecret: flags['client-secret'] } : {}),
       ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),
       ...(flags['public-url'] !== undefined ? { publicUrl: flags['public-url'] } : {}),
+      ...(flags['db-pool-size'] !== undefined ? { dbPoolSize: flags['db-pool-size'] } : {}),
+      ...(flags['credentials-file'] !== undefined ? { credentialsFile: flags['credentials-file'] } : {}),
+      ...(flags['signing-key-secret'] !== undefined ? { signingKeySecret: flags['signing-key-secret'] } : {}),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -55,7 +58,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
     client_secret: credentials.client_secret,
     payer_id: credentials.payer_id,
     admin_key: server.adminKey,
-    db: dbPath,
+    db: databaseForDisplay(dbPath),
   };
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);

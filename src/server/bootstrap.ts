@@ -62,6 +62,8 @@ export interface BootstrapOptions {
   credentialsFile: string | null;
   /** Written to the credentials file (never to the database). */
   signingKeySecret: Buffer;
+  /** The secret was given (--signing-key-secret): it wins over one the credentials file holds. */
+  signingKeySecretGiven?: boolean;
   warn: (message: string) => void;
 }
 
@@ -171,7 +173,10 @@ async function writeDefaults(deps: ServerDeps, trx: Trx, options: BootstrapOptio
   }
   const adminKey = await ensureAdminKey(trx, options.adminKey, remembered?.admin_key);
   // A secret another process wrote first wins over the one this process drew at start.
-  const signingKeySecret = remembered?.signing_key_secret !== undefined ? Buffer.from(remembered.signing_key_secret, 'base64url') : options.signingKeySecret;
+  const signingKeySecret =
+    options.signingKeySecretGiven !== true && remembered?.signing_key_secret !== undefined
+      ? Buffer.from(remembered.signing_key_secret, 'base64url')
+      : options.signingKeySecret;
   // Written before the commit, under the lock: a process that takes the lock next finds the
   // merchant and the file that holds its secrets together.
   writeCredentialsFile(options.credentialsFile, {

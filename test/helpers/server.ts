@@ -1,9 +1,11 @@
 // Test harness: the real server on 127.0.0.1, port 0, a real SQLite file in a temp dir, spoken to over HTTP.
+// In the PostgreSQL run (helpers/postgres.ts) each server gets a fresh PostgreSQL database instead.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/index.js';
+import { freshTestDatabase, onPostgres, type TestDatabase } from './postgres.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -33,6 +35,7 @@ export interface TestServer {
   server: RunningServer;
   url: string;
   dir: string;
+  /** The SQLite file (or ':memory:'), or in the PostgreSQL run the database's URL. */
   dbPath: string;
   adminKey: string;
   /** The default merchant, with a token. */
@@ -73,8 +76,23 @@ export async function httpRequest<T = any>(url: string, method: string, options:
 
 export async function startTestServer(options: Partial<ServerOptions> & { memory?: boolean } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'payctl-test-'));
-  const dbPath = options.memory ? ':memory:' : join(dir, 'payctl.db');
-  const server = await startServer({ dbPath, logLevel: 'silent', ...options });
+  // A dbPath the test names itself is kept (a file it inspects, a database it made).
+  const database: TestDatabase | undefined = onPostgres && options.dbPath === undefined ? await freshTestDatabase() : undefined;
+  const dbPath = database?.url ?? (options.memory ? ':memory:' : join(dir, 'payctl.db'));
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      dbPath,
+      logLevel: 'silent',
+      // Beside the test's other files, as `<db>.credentials.json` is on SQLite.
+      ...(database !== undefined ? { credentialsFile: join(dir, 'payctl.credentials.json') } : {}),
+      ...options,
+    });
+  } catch (error) {
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const url = server.url;
 
   async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
@@ -122,6 +140,7 @@ export async function startTestServer(options: Partial<ServerOptions> & { memory
     },
     async close() {
       await server.close();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,7 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Serve from '../../src/commands/serve.js';
 import { parseServeArgs } from '../../src/lib/serve-flags.js';
 
-const ENV_NAMES = ['PAYCTL_DB', 'PAYCTL_SERVE_CLIENT_ID', 'PAYCTL_SERVE_CLIENT_SECRET', 'PAYCTL_ADMIN_KEY'];
+const ENV_NAMES = [
+  'PAYCTL_DB',
+  'PAYCTL_SERVE_CLIENT_ID',
+  'PAYCTL_SERVE_CLIENT_SECRET',
+  'PAYCTL_ADMIN_KEY',
+  'PAYCTL_DB_POOL_SIZE',
+  'PAYCTL_CREDENTIALS_FILE',
+  'PAYCTL_SIGNING_KEY_SECRET',
+];
 const saved = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
 
 function setEnv(env: Record<string, string>): void {
@@ -38,6 +46,10 @@ describe('parseServeArgs', () => {
     [[], { PAYCTL_DB: '/srv/payctl.db', PAYCTL_SERVE_CLIENT_ID: 'from-env', PAYCTL_ADMIN_KEY: 'admin' }],
     [['--db', '/flag/wins.db', '--client-id', 'flag-wins'], { PAYCTL_DB: '/srv/payctl.db', PAYCTL_SERVE_CLIENT_ID: 'from-env' }],
     [['--client-secret=s3cr3t'], { PAYCTL_SERVE_CLIENT_SECRET: 'from-env' }],
+    [['--db', 'postgres://payctl:p%40ss@db.internal:5432/payctl?sslmode=require', '--db-pool-size', '20'], {}],
+    [['--credentials-file', '/shared/payctl.json', '--signing-key-secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'], {}],
+    [[], { PAYCTL_DB: 'postgresql://db/payctl', PAYCTL_DB_POOL_SIZE: '5', PAYCTL_CREDENTIALS_FILE: '/shared/c.json' }],
+    [['--db-pool-size', '7'], { PAYCTL_DB_POOL_SIZE: '5' }],
   ];
 
   it.each(accepted)('reads %j (env %j) as oclif does', async (argv, env) => {
@@ -70,6 +82,9 @@ describe('parseServeArgs', () => {
     ['a negated string flag', ['--no-db'], {}],
     ['a flag given twice', ['--port', '1', '--port', '2'], {}],
     ['an empty environment variable', [], { PAYCTL_DB: '' }],
+    ['a pool size of 0', ['--db-pool-size', '0'], {}],
+    ['a pool size from the environment that is not an integer', [], { PAYCTL_DB_POOL_SIZE: 'ten' }],
+    ['a pool size from the environment out of range', [], { PAYCTL_DB_POOL_SIZE: '0' }],
   ];
 
   it.each(handedToOclif)('leaves %s to oclif', (_what, argv, env) => {

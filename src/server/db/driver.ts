@@ -33,6 +33,11 @@ export function markTransactionScope<T>(work: () => Promise<T>): Promise<T> {
   return insideTransaction ? insideTransaction.run(true, work) : work();
 }
 
+/** Whether the caller runs inside `markTransactionScope` (always false without the guard). */
+export function inTransactionScope(): boolean {
+  return insideTransaction?.getStore() === true;
+}
+
 const STATEMENT_CACHE_SIZE = 500;
 /** Far longer than any transaction here takes (a 1,000-item payout chunk is ~100 ms). */
 const CONNECTION_WAIT_LIMIT_MS = 30_000;

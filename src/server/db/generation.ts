@@ -28,8 +28,8 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
  *   connection (rolled back or not), so other writes (a webhook cursor, a capture) leave it alone;
  * - in both, `PRAGMA data_version` moves when another connection (another process, or another
  *   server on the same file) has committed, checked as the pragma runs.
- * Two equal values mean none of those rows changed between them. The pair costs ~3 µs to read (the
- * pragma is a read of the WAL index). Throws once the database is closed. The database must be
+ * Two equal values mean none of those rows changed between them. The pragma (a read of the WAL
+ * index) is the costly part; it is read once per synchronous run (below). Throws once the database is closed. The database must be
  * migrated first (the triggers name its tables).
  */
 export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRows) => string {
@@ -46,8 +46,22 @@ export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRow
       sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${index} ${event} BEGIN SELECT ${fn}(); END`);
     });
   }
+  // One read of the pragma per turn of the event loop: a request's checks (token, answer, expiry)
+  // share it. A value kept for the rest of one synchronous run is never newer than the database,
+  // and a request that arrives later (after another server's acknowledged commit) reads it again.
+  let seen: number | undefined;
+  const forget = (): void => {
+    seen = undefined;
+  };
+  const otherCommits = (): number => {
+    if (seen === undefined) {
+      seen = version.get() as number;
+      queueMicrotask(forget);
+    }
+    return seen;
+  };
   return (of) => {
-    const elsewhere = version.get() as number;
+    const elsewhere = otherCommits();
     if (of === undefined) return `${changes.get() as number}:${elsewhere}`;
     return of === 'elsewhere' ? String(elsewhere) : `${counts[of]}:${elsewhere}`;
   };

@@ -62,4 +62,9 @@ export interface Storage {
   readonly processCaches: boolean;
   /** Transactions committed and requests run in them by group commit, for benchmarks. */
   stats(): { batches: number; requests: number };
+  /** Closes the database (SQLite: checkpoints the WAL first; PostgreSQL: ends the pool). */
+  close(): Promise<void>;
 }
+
+/** Whether `--db` names a PostgreSQL server rather than a SQLite file. */
+export const isPostgresUrl = (target: string): boolean => /^postgres(?:ql)?:\/\//i.test(target);

@@ -106,6 +106,15 @@ async function sealPlainKeys(db: Queryable, secret: Buffer): Promise<number> {
   return plain.length;
 }
 
+/**
+ * Whether the newest stored key (the one a server signs with) opens under `secret`; true when there
+ * is none yet, or it is an older payctl's plain PEM (sealed at start).
+ */
+export async function storedSigningKeyOpens(db: Queryable, secret: Buffer): Promise<boolean> {
+  const row = await db.selectFrom('webhook_signing_keys').select(['id', 'private_key_pem']).orderBy('create_time', 'desc').executeTakeFirst();
+  return !row || isPlainPem(row.private_key_pem) || openPrivateKey(row.private_key_pem, row.id, secret) !== undefined;
+}
+
 /** Loads the key, making it on first use; concurrent callers share one generation. */
 export class SigningKeys {
   #current: Promise<SigningKey> | undefined;

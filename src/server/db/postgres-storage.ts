@@ -1,0 +1,144 @@
+// Storage on PostgreSQL (15 or later): a pg pool behind Kysely's PostgresDialect, READ COMMITTED
+// transactions with row locks taken by the stores, advisory locks for `exclusive`, bounded retries.
+
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { DatabaseSetupError } from './connection.js';
+import { inTransactionScope, markTransactionScope } from './driver.js';
+import { migratePostgres } from './migrate.js';
+import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
+import type { Database, Db, Trx } from './schema.js';
+import type { Storage, TxOptions } from './storage.js';
+
+export const DEFAULT_POOL_SIZE = 10;
+export const MINIMUM_SERVER_VERSION = 150000;
+
+/** A statement running this long is cancelled (57014): far past any request's or job's work here. */
+const STATEMENT_TIMEOUT_MS = 60_000;
+/** A row or advisory lock waited for this long fails the transaction (55P03, retried) instead of hanging it. */
+const LOCK_TIMEOUT_MS = 15_000;
+/** A transaction left open this long by a stuck process is ended by the server, its locks released. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 120_000;
+
+const BIGINT_OIDS = [20 /* int8 */, 23 /* int4 */, 21 /* int2 */];
+const NUMERIC_OID = 1700;
+const INTEGRAL = /^-?\d+$/;
+
+/**
+ * Integers come back as bigint, as better-sqlite3's safe integers give them: every column is BIGINT,
+ * and COUNT(*) is int8; SUM of a BIGINT column is numeric, integral here. A fractional numeric (an
+ * average) comes back as a number, as SQLite gives a REAL.
+ */
+const integerTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary') {
+      if (BIGINT_OIDS.includes(oid)) return (value: string) => BigInt(value);
+      if (oid === NUMERIC_OID) return (value: string) => (INTEGRAL.test(value) ? BigInt(value) : Number(value));
+    }
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface PostgresStorageOptions {
+  /** Connections in the pool (--db-pool-size). */
+  poolSize?: number;
+  /** Retries of serialization failures, deadlocks and lock timeouts (tests inject their own). */
+  retry?: RetryPolicy;
+  /** Errors of idle pooled connections (the server restarted, a network cut): logged, the pool reconnects. */
+  onIdleError?: (error: Error) => void;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * Opens a pool on `url` (its `?sslmode=` and other parameters as pg reads them), checks the server,
+ * applies the migrations (once, whichever replica gets there first) and returns the storage.
+ */
+export async function openPostgresStorage(url: string, now: string, options: PostgresStorageOptions = {}): Promise<Storage> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    types: integerTypes,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    lock_timeout: LOCK_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    application_name: 'payctl',
+  });
+  pool.on('error', (error) => options.onIdleError?.(error));
+  const db: Db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        // The guard: a transaction holds its own pooled connection, so a query on the root handle
+        // inside it would not deadlock as on SQLite but run outside the transaction (and could
+        // exhaust the pool). It fails instead, as on SQLite.
+        connect: () => {
+          if (inTransactionScope()) return Promise.reject(new Error('query on the root database handle inside a transaction: use the transaction (ctx.db)'));
+          return pool.connect();
+        },
+        end: () => pool.end(),
+      },
+    }),
+  });
+  try {
+    await checkServer(db, url);
+    await migratePostgres(db, now);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  return createPostgresStorage(db, options.retry ?? DEFAULT_RETRY_POLICY);
+}
+
+async function checkServer(db: Db, url: string): Promise<void> {
+  let version: { num: string; text: string } | undefined;
+  try {
+    const result = await sql<{ num: string; text: string }>`SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS text`.execute(db);
+    version = result.rows[0];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DatabaseSetupError(`could not connect to PostgreSQL at ${redactedUrl(url)}: ${message}`);
+  }
+  if (!version || Number(version.num) < MINIMUM_SERVER_VERSION) {
+    throw new DatabaseSetupError(`PostgreSQL 15 or later is required; ${redactedUrl(url)} runs ${version?.text ?? 'an unknown version'}`);
+  }
+}
+
+export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
+  let committed = 0;
+  const runOnce = <T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> =>
+    db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
+        return markTransactionScope(() => work(trx));
+      });
+  return {
+    dialect: 'postgres',
+    db,
+    // `batch` is ignored: each transaction has its own pooled connection, and the server commits
+    // concurrent transactions together on its own (commit_delay aside, WAL flushes are shared).
+    async transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
+      const result = await withTransactionRetry('postgres', () => runOnce(opts, work), retry);
+      committed += 1;
+      return result;
+    },
+    withJobLease: async (_name, _ttlMs, work) => {
+      await work();
+      return true;
+    },
+    generation: undefined,
+    processCaches: false,
+    stats: () => ({ batches: committed, requests: committed }),
+    close: () => db.destroy(),
+  };
+}

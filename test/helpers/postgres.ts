@@ -1,0 +1,96 @@
+// The PostgreSQL half of the test run: with PAYCTL_TEST_PG set to a server URL (scripts/pg-cluster.sh)
+// and PAYCTL_TEST_BACKEND=postgres, every test server gets a database of its own, made in a few
+// milliseconds as a copy of a migrated template, and dropped when the server closes.
+
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { MIGRATIONS } from '../../src/server/db/migrations/index.js';
+import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
+
+/** The cluster's URL (its maintenance database), when the PostgreSQL half can run at all. */
+export const testPostgresUrl: string | undefined = process.env.PAYCTL_TEST_PG || undefined;
+
+/** This run puts the server suite on PostgreSQL (`npm test` sets it for its second half). */
+export const onPostgres = process.env.PAYCTL_TEST_BACKEND === 'postgres' && testPostgresUrl !== undefined;
+
+/** For `describe.skipIf(onPostgres)` and `it.skipIf(onPostgres)`: the reason is the line beside it. */
+export const sqliteOnly = onPostgres;
+
+export function databaseUrl(name: string, base: string = testPostgresUrl ?? ''): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  if (testPostgresUrl === undefined) throw new Error('PAYCTL_TEST_PG is not set');
+  const client = new pg.Client({ connectionString: testPostgresUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Named from the migrations' text: a run with other migrations makes (and uses) its own template. */
+const templateName = `payctl_tmpl_${createHash('sha256').update(JSON.stringify(MIGRATIONS)).digest('hex').slice(0, 16)}`;
+let templateReady: Promise<void> | undefined;
+
+/**
+ * The migrated template, made once per cluster and set of migrations: under an advisory lock (test
+ * files run in parallel processes), migrated under another name and renamed into place, so a
+ * half-made template is never copied.
+ */
+function ensureTemplate(): Promise<void> {
+  templateReady ??= withAdmin(async (admin) => {
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [templateName]);
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateName]);
+      if (found.rowCount === 1) return;
+      const building = `${templateName}_${randomBytes(4).toString('hex')}`;
+      await admin.query(`CREATE DATABASE ${quoted(building)}`);
+      const storage = await openPostgresStorage(databaseUrl(building), '2026-01-01T00:00:00Z', { poolSize: 1 });
+      await storage.close();
+      await admin.query(`ALTER DATABASE ${quoted(building)} RENAME TO ${quoted(templateName)}`);
+      await admin.query(`ALTER DATABASE ${quoted(templateName)} WITH IS_TEMPLATE true`);
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [templateName]);
+    }
+  });
+  templateReady.catch(() => {
+    templateReady = undefined;
+  });
+  return templateReady;
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A new database with every migration applied (a copy of the template); `drop()` removes it. */
+export async function freshTestDatabase(): Promise<TestDatabase> {
+  await ensureTemplate();
+  const name = `t_${process.pid}_${randomBytes(5).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quoted(name)} TEMPLATE ${quoted(templateName)}`));
+  return {
+    url: databaseUrl(name),
+    name,
+    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`))),
+  };
+}
+
+/** A new database with nothing in it (no migrations), for tests of migrating itself. */
+export async function emptyTestDatabase(): Promise<TestDatabase> {
+  const name = `t_${process.pid}_${randomBytes(5).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quoted(name)}`));
+  return {
+    url: databaseUrl(name),
+    name,
+    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`))),
+  };
+}

@@ -1,0 +1,152 @@
+// Two servers on one database behave as one: nothing one of them keeps in memory (tokens, answers,
+// page indexes, expiry times, clock offsets) outlives a change the other made.
+
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { httpRequest, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.js';
+import { startServe } from '../reliability/support/serve-process.js';
+import { createInvoice, simpleInvoice } from './invoicing-helpers.js';
+import { FULL, authorize, capture } from './payments-helpers.js';
+
+const CREDENTIALS = { clientId: 'replica-client', clientSecret: 'replica-secret', adminKey: 'replica-admin-key' };
+const DAY_SECONDS = 86_400;
+// Jobs run only when a test (or a clock advance) asks for them.
+const QUIET = { jobIntervalMs: 3_600_000 };
+
+const on = (server: TestServer, token: string) =>
+  <T = any>(method: string, path: string, options: RequestOptions = {}) => httpRequest<T>(`${server.url}${path}`, method, { token, ...options });
+
+describe('two servers on one SQLite file', () => {
+  let a: TestServer;
+  let b: TestServer;
+
+  beforeAll(async () => {
+    a = await startTestServer({ ...CREDENTIALS, config: QUIET });
+    b = await startTestServer({ ...CREDENTIALS, dbPath: a.dbPath, config: QUIET });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  /** A merchant of its own per test (made on A), so clocks and resets do not meet. */
+  async function merchant() {
+    const made = await a.createMerchant();
+    return { ...made, onA: on(a, made.token), onB: on(b, made.token) };
+  }
+
+  it('takes on each server a token the other issued', async () => {
+    const m = await merchant();
+    const fromB = await b.tokenFor(m.client_id, m.client_secret);
+    expect((await m.onB('GET', '/_payctl/whoami')).body.payer_id).toBe(m.payer_id);
+    expect((await on(a, fromB)('GET', '/_payctl/whoami')).body.payer_id).toBe(m.payer_id);
+  });
+
+  it('shows on B a payment write acknowledged by A, even with B holding the answer before it', async () => {
+    const m = await merchant();
+    const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+    const path = `/v2/payments/authorizations/${authId}`;
+    expect((await m.onB('GET', path)).body.status).toBe('CREATED');
+    const hits = b.server.deps.readCache.stats.hits;
+    expect((await m.onB('GET', path)).body.status).toBe('CREATED');
+    // Positive control: B gives that answer from memory.
+    expect(b.server.deps.readCache.stats.hits).toBe(hits + 1);
+    const captured = await capture(a, authId, { amount: { currency_code: 'USD', value: '4.00' }, final_capture: false }, {}, m.token);
+    expect(captured.status).toBe(200);
+    const after = await m.onB('GET', path);
+    expect(after.body.status).toBe('PARTIALLY_CAPTURED');
+    expect((await m.onB('GET', `/v2/payments/captures/${captured.body.id}`)).body.amount.value).toBe('4.00');
+  });
+
+  it("shows on B's invoice list pages an invoice A made or deleted", async () => {
+    const m = await merchant();
+    const list = async () => (await m.onB('GET', '/v2/invoicing/invoices?total_required=true&page_size=5')).body;
+    await createInvoice(a, simpleInvoice('1.00'), m.token);
+    expect((await list()).total_items).toBe(1);
+    const second = await createInvoice(a, simpleInvoice('2.00'), m.token);
+    const listed = await list();
+    expect(listed.total_items).toBe(2);
+    expect(listed.items.map((item: { id: string }) => item.id)).toContain(second.id);
+    expect((await m.onA('DELETE', `/v2/invoicing/invoices/${second.id}`)).status).toBe(204);
+    const left = await list();
+    expect(left.total_items).toBe(1);
+    expect(left.items.map((item: { id: string }) => item.id)).not.toContain(second.id);
+  });
+
+  it('shows a clock moved on A to B at once: its clock, its payments reads', async () => {
+    const m = await merchant();
+    const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+    // B has read the authorization and knows the token and the clock before the move.
+    expect((await m.onB('GET', `/v2/payments/authorizations/${authId}`)).body.status).toBe('CREATED');
+    expect((await m.onB('GET', '/_payctl/clock')).body.offset_seconds).toBe(0);
+    expect((await m.onA('POST', '/_payctl/clock', { body: { advance_seconds: 30 * DAY_SECONDS } })).status).toBe(200);
+    expect((await m.onB('GET', '/_payctl/clock')).body.offset_seconds).toBe(30 * DAY_SECONDS);
+    expect((await m.onB('GET', `/v2/payments/authorizations/${authId}`)).body.status).toBe('VOIDED');
+    // A second move on B adds to the first (one relative update, not B's memory of the offset).
+    expect((await m.onB('POST', '/_payctl/clock', { body: { advance_seconds: DAY_SECONDS } })).body.offset_seconds).toBe(31 * DAY_SECONDS);
+    expect((await m.onA('GET', '/_payctl/clock')).body.offset_seconds).toBe(31 * DAY_SECONDS);
+  });
+
+  it("runs B's jobs on a clock another process moved", async () => {
+    const m = await merchant();
+    const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+    await b.server.deps.scheduler.runAll();
+    expect((await m.onB('GET', `/v2/payments/authorizations/${authId}`)).body.status).toBe('CREATED');
+    // What another replica's advance writes, from a connection of its own, without this process's jobs.
+    const other = new BetterSqlite3(a.dbPath);
+    try {
+      other.prepare('UPDATE accounts SET clock_offset_ms = clock_offset_ms + ? WHERE id = ?').run(30 * DAY_SECONDS * 1000, m.payer_id);
+    } finally {
+      other.close();
+    }
+    await b.server.deps.scheduler.runAll();
+    const stored = await a.server.db.selectFrom('authorizations').select('status').where('id', '=', authId).executeTakeFirstOrThrow();
+    expect(stored.status).toBe('VOIDED');
+  });
+
+  it('shows a reset on A to a server that knew the old clock and data', async () => {
+    const m = await merchant();
+    await m.onA('POST', '/_payctl/clock', { body: { advance_seconds: 5 * DAY_SECONDS } });
+    // A server started after the move has read the clock (at start, and with the token).
+    const c = await startTestServer({ ...CREDENTIALS, dbPath: a.dbPath, config: QUIET });
+    try {
+      const onC = on(c, m.token);
+      const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+      expect((await onC('GET', `/v2/payments/authorizations/${authId}`)).status).toBe(200);
+      expect((await onC('GET', `/v2/payments/authorizations/${authId}`)).status).toBe(200);
+      expect((await onC('GET', '/_payctl/clock')).body.offset_seconds).toBe(5 * DAY_SECONDS);
+      expect((await m.onA('POST', '/_payctl/reset', { body: {} })).status).toBe(200);
+      expect((await onC('GET', `/v2/payments/authorizations/${authId}`)).status).toBe(404);
+      expect((await onC('GET', '/_payctl/clock')).body.offset_seconds).toBe(0);
+      // The clock C's requests run on is the database's too (an order's create_time is the account's now).
+      const order = await onC('POST', '/v2/checkout/orders', {
+        body: { intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'USD', value: '1.00' } }] },
+        headers: { 'paypal-request-id': randomUUID(), ...FULL },
+      });
+      expect(Math.abs(Date.parse(order.body.create_time) - Date.now())).toBeLessThan(DAY_SECONDS * 1000);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('credentials rotated by another process', () => {
+  it('refuses on B the old secret and the tokens issued under it', async () => {
+    const b = await startTestServer({ ...CREDENTIALS, config: QUIET });
+    try {
+      const oldToken = b.merchant.token;
+      // B knows the token (its second use costs no query).
+      expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(200);
+      expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(200);
+      const rotating = await startServe({ dbPath: b.dbPath, credentials: { ...CREDENTIALS, clientSecret: 'rotated-secret' } });
+      await rotating.kill('SIGTERM');
+      expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(401);
+      await expect(b.tokenFor(CREDENTIALS.clientId, CREDENTIALS.clientSecret)).rejects.toThrow(/401/);
+      const fresh = await b.tokenFor(CREDENTIALS.clientId, 'rotated-secret');
+      expect((await on(b, fresh)('GET', '/_payctl/whoami')).status).toBe(200);
+    } finally {
+      await b.close();
+    }
+  });
+});
