@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClient, mapConcurrent, tokenFor, type Answer, type LoadClient } from './support/http.js';
 import { MixedLoad, seededRandom, type WriteRecord } from './support/mixed-load.js';
-import { PG_SERVE_ARGS, PG_SKIP_REASON, TEST_PG, createTestDatabase, type TestDatabase } from './support/pg-database.js';
+import { PG_SKIP_REASON, TEST_PG, createTestDatabase, pgServeArgs, type TestDatabase } from './support/pg-database.js';
 import { startEventReceiver, type EventReceiver } from './support/receiver.js';
 import { startServe, tempDir, type ServeProcess } from './support/serve-process.js';
 import { committedRequestIds, effectOf, exactlyOnceProblems, resendTwice, verifyAcknowledged, type Effect } from './support/write-checks.js';
@@ -73,14 +73,14 @@ function crashSuite(backend: Backend): void {
   /** Every round's journal, written out when something is wrong (the temp dir is removed). */
   const journals: Array<{ round: number; payerId: string; records: WriteRecord[] }> = [];
 
-  const serve = () => startServe({ dbPath, ...(backend === 'postgres' ? { extraArgs: PG_SERVE_ARGS } : {}) });
+  const serve = () => startServe({ dbPath, ...(backend === 'postgres' ? { extraArgs: pgServeArgs(dir!) } : {}) });
 
   beforeAll(async () => {
+    dir = tempDir('crash');
     if (backend === 'postgres') {
       database = await createTestDatabase('crash');
       dbPath = database.url;
     } else {
-      dir = tempDir('crash');
       dbPath = join(dir, 'payctl.db');
     }
     receiver = await startEventReceiver();

@@ -9,15 +9,16 @@
 // database there. Without it the file is skipped, saying why.
 
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInspector, type DbInspector } from './support/db-inspect.js';
 import { loadClient, mapConcurrent, tokenFor, type Answer, type LoadClient, type Outcome } from './support/http.js';
 import { MixedLoad, centsOf, seededRandom, usdValue } from './support/mixed-load.js';
-import { PG_SERVE_ARGS, PG_SKIP_REASON, TEST_PG, createTestDatabase, type TestDatabase } from './support/pg-database.js';
+import { PG_SKIP_REASON, TEST_PG, createTestDatabase, pgServeArgs, type TestDatabase } from './support/pg-database.js';
 import { startEventReceiver, type EventReceiver } from './support/receiver.js';
 import { balancedClient, startReplicas, type BalancedClient } from './support/replicas.js';
-import type { ServeProcess } from './support/serve-process.js';
+import { tempDir, type ServeProcess } from './support/serve-process.js';
 import { committedRequestIds, effectOf, exactlyOnceProblems, resendTwice, verifyAcknowledged, type Effect } from './support/write-checks.js';
 
 const REPLICAS = 3;
@@ -48,8 +49,10 @@ const headers = () => ({ 'service-request-id': randomUUID(), ...FULL });
 /** 2% of a payout item, rounded half-up to the cent, capped at 20.00 (src/server/payouts/fees.ts). */
 const payoutFee = (cents: number) => Math.min(2_000, Math.floor((cents * 200 + 5_000) / 10_000));
 
-describe.skipIf(!TEST_PG && !process.env.DEBUG_SQLITE)('replicas on one PostgreSQL database', () => {
+describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
   let database: TestDatabase;
+  /** Holds the credentials file the replicas share. */
+  let dir: string | undefined;
   let replicas: ServeProcess[] = [];
   /** One client per replica, for requests aimed at one of them. */
   let direct: LoadClient[] = [];
@@ -57,9 +60,10 @@ describe.skipIf(!TEST_PG && !process.env.DEBUG_SQLITE)('replicas on one PostgreS
   const summary: string[] = [];
 
   beforeAll(async () => {
-    database = process.env.DEBUG_SQLITE ? { url: `/tmp/replicas-debug-${Date.now()}.db`, name: 'debug', drop: async () => {} } : await createTestDatabase('replicas');
+    database = await createTestDatabase('replicas');
+    dir = tempDir('replicas');
     const started = performance.now();
-    replicas = await startReplicas({ db: database.url, count: REPLICAS, extraArgs: PG_SERVE_ARGS });
+    replicas = await startReplicas({ db: database.url, count: REPLICAS, extraArgs: pgServeArgs(dir) });
     summary.push(`${REPLICAS} replicas started in ${Math.round(performance.now() - started)} ms (first alone, then the others together) on ${database.name}`);
     direct = replicas.map((replica) => loadClient(replica.url, { connections: 8 }));
     db = await openInspector(database.url);
@@ -74,6 +78,7 @@ describe.skipIf(!TEST_PG && !process.env.DEBUG_SQLITE)('replicas on one PostgreS
     await db?.close();
     await Promise.all(replicas.map((replica) => replica.kill('SIGTERM')));
     await database?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const adminKey = () => replicas[0]!.credentials.adminKey;

@@ -67,7 +67,7 @@ describe.runIf(onPostgres)('a server on PostgreSQL', () => {
 
   it('refuses to start when its signing-key secret cannot open the stored key', async () => {
     const running = t!;
-    await new SigningKeys(running.server.db, () => new Date(), () => running.server.deps.signingKeySecret).current();
+    await new SigningKeys(running.server.deps.storage, () => new Date(), () => running.server.deps.signingKeySecret).current();
     const otherDir = mkdtempSync(join(tmpdir(), 'payctl-pg-smoke-other-'));
     try {
       const starting = startServer({ dbPath: database.url, credentialsFile: join(otherDir, 'credentials.json'), logLevel: 'silent' });

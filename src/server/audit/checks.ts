@@ -2,6 +2,7 @@
 
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/schema.js';
+import type { DialectName } from '../db/storage.js';
 import { INVOICE_CHECKS } from './invoice-checks.js';
 import { PAYOUT_CHECKS } from './payout-checks.js';
 
@@ -10,8 +11,8 @@ export interface AuditCheck {
   description: string;
   /** Tables that must exist for the check to apply (domains not installed are skipped). */
   tables: readonly string[];
-  /** Rows violating the invariant, for one account or (null) all accounts. */
-  query(accountId: string | null): RawBuilder<Record<string, unknown>>;
+  /** Rows violating the invariant, for one account or (null) all accounts, in the database's SQL. */
+  query(accountId: string | null, dialect: DialectName): RawBuilder<Record<string, unknown>>;
 }
 
 /** A check SQL cannot state (it needs the application's schema): rows that break it. */

@@ -8,7 +8,7 @@ import { inTransactionScope, markTransactionScope } from './driver.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import type { Storage, TxOptions } from './storage.js';
+import type { AuditEngine, Storage, TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 export const MINIMUM_SERVER_VERSION = 150000;
@@ -112,6 +112,30 @@ async function checkServer(db: Db, url: string): Promise<void> {
   }
 }
 
+export const postgresAudit: AuditEngine = {
+  dialect: 'postgres',
+  async tables(db) {
+    const rows = await sql<{ name: string }>`
+      SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(db);
+    return new Set(rows.rows.map((row) => row.name));
+  },
+  // PostgreSQL enforces foreign keys on every write (SQLite only when the pragma is on), so what is
+  // left to check is a constraint added NOT VALID and never validated, and an index a failed
+  // concurrent build left invalid.
+  async engineChecks(db) {
+    const constraints = await sql<{ table_name: string; constraint_name: string }>`
+      SELECT conrelid::regclass::text AS table_name, conname AS constraint_name FROM pg_constraint
+      WHERE NOT convalidated AND connamespace = current_schema()::regnamespace ORDER BY 1, 2`.execute(db);
+    const indexes = await sql<{ index_name: string }>`
+      SELECT c.relname AS index_name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE NOT (i.indisvalid AND i.indisready) AND c.relnamespace = current_schema()::regnamespace ORDER BY 1`.execute(db);
+    return [
+      { name: 'postgres-indexes-valid', description: 'every index is valid and ready', violations: indexes.rows.map((row) => ({ index_name: row.index_name })) },
+      { name: 'foreign-keys', description: 'every foreign key and check constraint is validated', violations: constraints.rows.map((row) => ({ ...row })) },
+    ];
+  },
+};
+
 export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
   let committed = 0;
   const runOnce = <T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> =>
@@ -122,9 +146,12 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
         if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
         return markTransactionScope(() => work(trx));
       });
-  return {
+  const storage: Storage = {
     dialect: 'postgres',
     db,
+    audit: postgresAudit,
+    // Old row versions stay in the table file until vacuum reclaims them; nothing here can do better.
+    secureRewrite: (name, work) => storage.transaction({ name }, work),
     // `batch` is ignored: each transaction has its own pooled connection, and the server commits
     // concurrent transactions together on its own (commit_delay aside, WAL flushes are shared).
     async transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
@@ -141,4 +168,5 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
     stats: () => ({ batches: committed, requests: committed }),
     close: () => db.destroy(),
   };
+  return storage;
 }

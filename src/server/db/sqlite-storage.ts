@@ -1,13 +1,14 @@
 // Storage on SQLite: group commit for request transactions, BEGIN IMMEDIATE for exclusive ones.
 
 import type BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { markTransactionScope } from './driver.js';
 import { dataGeneration } from './generation.js';
 import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
-import type { Storage, TxOptions } from './storage.js';
+import type { AuditEngine, Storage, TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
@@ -22,14 +23,49 @@ export interface SqliteStorageOptions {
   retry?: RetryPolicy;
 }
 
+/** Values as text, so that bigint amounts survive JSON. */
+const printable = (row: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(row).map(([key, value]) => [key, value === null ? 'null' : String(value)]));
+
+export const sqliteAudit: AuditEngine = {
+  dialect: 'sqlite',
+  async tables(db) {
+    const rows = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db);
+    return new Set(rows.rows.map((row) => row.name));
+  },
+  async engineChecks(db) {
+    const integrity = (await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(db)).rows.map((row) => ({ result: String(row.integrity_check) }));
+    const integrityOk = integrity.length === 1 && integrity[0]?.result === 'ok';
+    const foreignKeys = (await sql<Record<string, unknown>>`PRAGMA foreign_key_check`.execute(db)).rows.map(printable);
+    return [
+      { name: 'sqlite-integrity', description: 'PRAGMA integrity_check is ok', violations: integrityOk ? [] : integrity },
+      { name: 'foreign-keys', description: 'PRAGMA foreign_key_check finds nothing', violations: foreignKeys },
+    ];
+  },
+};
+
 export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Storage {
   const committer = createGroupCommitter(db, options.groupCommit);
   const withLease = jobLeaseRunner(newLeaseOwner());
   const generation = options.sqlite === undefined ? undefined : dataGeneration(options.sqlite);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
-  return {
+  const storage: Storage = {
     dialect: 'sqlite',
     db,
+    audit: sqliteAudit,
+    // secure_delete zeroes the cells the old values leave free; the checkpoint moves the new pages
+    // into the main file and truncates the WAL, which held the old page images.
+    async secureRewrite<T>(name: string, work: (trx: Trx) => Promise<T>): Promise<T> {
+      await sql`PRAGMA secure_delete = ON`.execute(db);
+      let result: T;
+      try {
+        result = await storage.transaction({ name }, work);
+      } finally {
+        await sql`PRAGMA secure_delete = OFF`.execute(db);
+      }
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db).catch(() => undefined);
+      return result;
+    },
     transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
       // Returned as is: a request pays no promise hop over group commit's own path. Not retried: a
       // batch's commit error rejects every request in it (group-commit.ts), and one process's
@@ -58,4 +94,5 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
     stats: () => committer.stats(),
     close: options.close ?? (() => db.destroy()),
   };
+  return storage;
 }

@@ -7,7 +7,7 @@
 // before its renewal), capture, dispute, invoice, payout batch, balance rows (by currency). A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
-import type { Db, Trx } from './schema.js';
+import type { Db, Queryable, Trx } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -31,6 +31,22 @@ export interface TxOptions {
    * that no row lock can cover (the first start's bootstrap).
    */
   exclusive?: string;
+}
+
+/** One of the database engine's own checks, as the audit reports it. */
+export interface EngineCheckResult {
+  name: string;
+  description: string;
+  violations: Array<Record<string, string>>;
+}
+
+/** What the ledger audit (audit/service.ts) needs to know of the database itself. */
+export interface AuditEngine {
+  readonly dialect: DialectName;
+  /** The tables that exist (a check on a table that does not is skipped). */
+  tables(db: Queryable): Promise<Set<string>>;
+  /** The engine's own consistency checks over the whole database (SQLite: integrity and foreign keys). */
+  engineChecks(db: Queryable): Promise<EngineCheckResult[]>;
 }
 
 export interface Storage {
@@ -62,6 +78,13 @@ export interface Storage {
   readonly processCaches: boolean;
   /** Transactions committed and requests run in them by group commit, for benchmarks. */
   stats(): { batches: number; requests: number };
+  readonly audit: AuditEngine;
+  /**
+   * Rewrites rows that held a secret in the clear, in one transaction, leaving as little of the old
+   * values behind as the database allows: SQLite zeroes freed cells (secure_delete) and checkpoints
+   * the WAL after; PostgreSQL runs a plain transaction (old row versions go at the next vacuum).
+   */
+  secureRewrite<T>(name: string, work: (trx: Trx) => Promise<T>): Promise<T>;
   /** Closes the database (SQLite: checkpoints the WAL first; PostgreSQL: ends the pool). */
   close(): Promise<void>;
 }

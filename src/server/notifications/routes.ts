@@ -173,7 +173,7 @@ function registerSignatureRoutes(app: FastifyInstance, deps: ServerDeps, keys: S
 
 export function registerNotificationsRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const keys = new SigningKeys(
-    deps.db,
+    deps.storage,
     () => deps.clock.systemNow(),
     () => deps.signingKeySecret,
     (message) => deps.log.warn(message),

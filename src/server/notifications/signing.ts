@@ -5,9 +5,9 @@
 import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPair, randomBytes, sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { sql } from 'kysely';
 import { isoSeconds } from '../core/clock.js';
 import type { Queryable } from '../db/schema.js';
+import type { Storage } from '../db/storage.js';
 import { selfSignedCertificate } from './x509.js';
 
 export const AUTH_ALGO = 'SHA256withRSA';
@@ -83,28 +83,28 @@ async function createKey(db: Queryable, realNow: Date, secret: Buffer): Promise<
 }
 
 /**
- * Keys stored in the clear by an older payctl are sealed in place, with SQLite's secure_delete on so
- * the freed cells are zeroed, and the WAL is checkpointed so the old page images leave it.
+ * Keys stored in the clear by an older payctl are sealed in place, through the storage's secure
+ * rewrite (on SQLite: freed cells zeroed, the WAL checkpointed so the old page images leave it).
  */
-async function sealPlainKeys(db: Queryable, secret: Buffer): Promise<number> {
-  const rows = await db.selectFrom('webhook_signing_keys').select(['id', 'private_key_pem']).execute();
-  const plain = rows.filter((row) => isPlainPem(row.private_key_pem));
-  if (plain.length === 0) return 0;
-  await sql`PRAGMA secure_delete = ON`.execute(db);
-  try {
+async function sealPlainKeys(storage: SigningKeyStorage, secret: Buffer): Promise<number> {
+  const rows = await storage.db.selectFrom('webhook_signing_keys').select(['id', 'private_key_pem']).execute();
+  if (!rows.some((row) => isPlainPem(row.private_key_pem))) return 0;
+  return storage.secureRewrite('signing-keys.seal', async (trx) => {
+    // Read again under the transaction: another server starting on the database may have sealed them.
+    const plain = (await trx.selectFrom('webhook_signing_keys').select(['id', 'private_key_pem']).forUpdate().execute()).filter((row) => isPlainPem(row.private_key_pem));
     for (const row of plain) {
-      await db
+      await trx
         .updateTable('webhook_signing_keys')
         .set({ private_key_pem: sealPrivateKey(row.private_key_pem, row.id, secret) })
         .where('id', '=', row.id)
         .execute();
     }
-  } finally {
-    await sql`PRAGMA secure_delete = OFF`.execute(db);
-  }
-  await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db).catch(() => undefined);
-  return plain.length;
+    return plain.length;
+  });
 }
+
+/** What the signing keys need of the storage: reads, and the secure rewrite that seals old keys. */
+export type SigningKeyStorage = Pick<Storage, 'db' | 'secureRewrite'>;
 
 /**
  * Whether the newest stored key (the one a server signs with) opens under `secret`; true when there
@@ -123,12 +123,16 @@ export class SigningKeys {
    * `secret` is the 32-byte key the private key is sealed under (from the credentials file);
    * `warn` says when a stored key could not be opened with it and a new key was made.
    */
+  private readonly db: Queryable;
+
   constructor(
-    private readonly db: Queryable,
+    private readonly storage: SigningKeyStorage,
     private readonly realNow: () => Date,
     private readonly secret: () => Buffer,
     private readonly warn: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.db = storage.db;
+  }
 
   current(): Promise<SigningKey> {
     this.#current ??= (async () => {
@@ -147,7 +151,7 @@ export class SigningKeys {
 
   /** Seals keys an older payctl stored in the clear (at start: a server that never delivers must not keep one). */
   async sealStoredKeys(): Promise<void> {
-    const sealed = await sealPlainKeys(this.db, this.secret());
+    const sealed = await sealPlainKeys(this.storage, this.secret());
     if (sealed > 0) this.warn(`${sealed} webhook signing key(s) were stored in the clear by an older payctl; they are now sealed`);
   }
 

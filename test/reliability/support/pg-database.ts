@@ -3,6 +3,7 @@
 // fresh database in it and drops it at the end.
 
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 
 /** The server URL, or undefined when the PostgreSQL half is to be skipped. */
@@ -49,5 +50,10 @@ export async function createTestDatabase(prefix: string, serverUrl: string | und
   };
 }
 
-/** Arguments every `payctl serve` on a test database gets besides --db (none needed so far). */
-export const PG_SERVE_ARGS: readonly string[] = [];
+/**
+ * Arguments every `payctl serve` on one test database gets besides --db: one credentials file (in
+ * `dir`), so that every replica, and every restart, opens the same webhook signing key.
+ */
+export function pgServeArgs(dir: string): string[] {
+  return ['--credentials-file', join(dir, 'credentials.json')];
+}

@@ -122,5 +122,14 @@ export const invoicingMigration: Migration = {
       create_time TEXT NOT NULL
     )`,
     `CREATE INDEX email_outbox_account ON email_outbox(account_id, seq)`,
+    // SQLite's json_valid for the audit's invoice checks (audit/invoice-checks.ts): the text as jsonb,
+    // or NULL when it is not JSON (PostgreSQL 15 has no pg_input_is_valid).
+    `CREATE FUNCTION payctl_try_jsonb(value TEXT) RETURNS JSONB LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+      RETURN value::jsonb;
+    EXCEPTION WHEN others THEN
+      RETURN NULL;
+    END
+    $$`,
   ],
 };

@@ -7,7 +7,8 @@ export interface Migration {
   statements: readonly string[];
   /**
    * PostgreSQL's own statements where types differ (BIGINT for SQLite's INTEGER, identity columns
-   * for AUTOINCREMENT, BYTEA for BLOB); absent when `statements` run on both as written.
+   * for AUTOINCREMENT, BYTEA for BLOB, a function SQLite has built in); absent when `statements`
+   * run on both as written.
    */
   postgres?: readonly string[];
 }
