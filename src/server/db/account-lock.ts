@@ -4,7 +4,11 @@
 import { prepared } from './prepared.js';
 import type { Queryable } from './schema.js';
 
-const accountRow = prepared<{ id: string }>((db, arg) => db.selectFrom('accounts').select('id').where('id', '=', arg('id')).forUpdate());
+// FOR NO KEY UPDATE, not FOR UPDATE: a request has often written a row that references its account
+// already (its request-id claim, an event), and that foreign key holds FOR KEY SHARE on the account
+// row, which FOR UPDATE waits for: two such requests would deadlock. NO KEY UPDATE leaves key-share
+// locks alone and still excludes every other holder of this lock.
+const accountRow = prepared<{ id: string }>((db, arg) => db.selectFrom('accounts').select('id').where('id', '=', arg('id')).forNoKeyUpdate());
 
 /** Per dialect (the adapter object): whether its compiler keeps FOR UPDATE at all. */
 const lockingDialects = new WeakMap<object, boolean>();
@@ -13,14 +17,14 @@ function locksRows(db: Queryable): boolean {
   const adapter = db.getExecutor().adapter;
   let locking = lockingDialects.get(adapter);
   if (locking === undefined) {
-    locking = /\bfor update\b/i.test(db.selectFrom('accounts').select('id').forUpdate().compile().sql);
+    locking = /\bfor no key update\b/i.test(db.selectFrom('accounts').select('id').forNoKeyUpdate().compile().sql);
     lockingDialects.set(adapter, locking);
   }
   return locking;
 }
 
 /**
- * `SELECT id FROM accounts WHERE id = ? FOR UPDATE` in the caller's transaction: first in the lock
+ * `SELECT id FROM accounts WHERE id = ? FOR NO KEY UPDATE` in the caller's transaction: first in the lock
  * order (db/storage.ts). Nothing at all where the dialect drops row locks (SQLite, whose one
  * writer already holds the whole file), so it costs SQLite no statement.
  */

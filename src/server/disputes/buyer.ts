@@ -10,7 +10,7 @@ import { findCapture } from '../payments/service.js';
 import { allowedBuyerActions, assertBuyerCan, offerPending } from './actions.js';
 import { amountIn } from './amounts.js';
 import { planEvidences, recordEvidences } from './evidence.js';
-import { eventFor, loadDispute, moveTo, resolve, saveDispute } from './lifecycle.js';
+import { eventFor, loadDispute, loadDisputeForUpdate, moveTo, resolve, saveDispute } from './lifecycle.js';
 import { viewOf, type Dispute } from './model.js';
 import { captureOf, refundBuyer } from './money-effects.js';
 import { renderDispute } from './render.js';
@@ -26,7 +26,8 @@ function withBuyerActions(resource: Resource, dispute: Dispute, ctx: ServiceCont
 }
 
 export async function openDispute(ctx: ServiceContext, input: z.infer<typeof openDisputeSchema>): Promise<Resource> {
-  const capture = await findCapture(ctx, input.disputed_transaction_id);
+  // Locked: two buyers' complaints at once must not both find the capture without an open dispute.
+  const capture = await findCapture(ctx, input.disputed_transaction_id, { forUpdate: true });
   if (!capture) throw notFound('capture', input.disputed_transaction_id, 'body');
   if (!DISPUTABLE.has(capture.status)) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'TRANSACTION_NOT_DISPUTABLE', `A ${capture.status} capture cannot be disputed.`, {
@@ -153,7 +154,7 @@ async function applyBuyerAction(ctx: ServiceContext, dispute: Dispute, action: B
 }
 
 export async function actAsBuyer(ctx: ServiceContext, id: string, action: BuyerAction): Promise<Resource> {
-  const dispute = await loadDispute(ctx, id);
+  const dispute = await loadDisputeForUpdate(ctx, id);
   assertBuyerCan(viewOf(dispute, ctx.now), action.action);
   const before = dispute.status;
   await applyBuyerAction(ctx, dispute, action);

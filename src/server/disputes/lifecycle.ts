@@ -24,6 +24,17 @@ export async function loadDispute(ctx: ServiceContext, id: string): Promise<Disp
   return disputeFromRow(row);
 }
 
+/**
+ * For a change: the dispute locked until the transaction ends, so that two actions (two request
+ * ids, two replicas) cannot both act on the state they read. Its money effects then lock the
+ * capture (refunds, reversals): the dispute is locked before its capture on every path.
+ */
+export async function loadDisputeForUpdate(ctx: ServiceContext, id: string): Promise<Dispute> {
+  const row = DISPUTE_ID.test(id) ? await store.findDisputeForUpdate(ctx.db, ctx.accountId, id) : undefined;
+  if (!row) throw notFound('dispute', id);
+  return disputeFromRow(row);
+}
+
 /** Changes the status, setting the due date of the party whose turn it becomes (kept if already its turn). */
 export function moveTo(ctx: ServiceContext, dispute: Dispute, operation: string, status: DisputeStatus): void {
   assertCanTransition(operation, dispute.status, status);

@@ -52,6 +52,11 @@ export function findDispute(db: Queryable, accountId: string, id: string): Promi
   return db.selectFrom('disputes').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
+/** The dispute, locked until the transaction ends: every change of a dispute loads it this way. */
+export function findDisputeForUpdate(db: Queryable, accountId: string, id: string): Promise<DisputeRow | undefined> {
+  return db.selectFrom('disputes').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 export async function updateDispute(db: Queryable, accountId: string, id: string, changes: DisputeChanges): Promise<void> {
   await db.updateTable('disputes').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
 }

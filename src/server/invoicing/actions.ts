@@ -78,7 +78,7 @@ async function deliver(ctx: ServiceContext, row: store.InvoiceRow, notification:
 }
 
 export async function sendInvoice(ctx: ServiceContext, id: string, notification: NotificationInput): Promise<SendResult> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   const status = statusOf(row);
   assertCanPerform('send', status);
   const self = link(ctx.baseUrl, invoicePath(id), 'self', 'GET');
@@ -115,7 +115,7 @@ export async function sendScheduledInvoices(deps: ServerDeps): Promise<number> {
 }
 
 export async function remindInvoice(ctx: ServiceContext, id: string, notification: NotificationInput): Promise<void> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('remind', statusOf(row));
   const updated = { ...row, last_sent_time: isoSeconds(ctx.now), update_time: isoMillis(ctx.now) };
   const view = await saveAndReport(ctx, updated, undefined, '');
@@ -123,7 +123,7 @@ export async function remindInvoice(ctx: ServiceContext, id: string, notificatio
 }
 
 export async function cancelInvoice(ctx: ServiceContext, id: string, notification: NotificationInput): Promise<void> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('cancel', statusOf(row));
   const cancelled = { ...moveTo(row, 'CANCELLED', ctx), cancel_time: isoSeconds(ctx.now) };
   const view = await saveAndReport(ctx, cancelled, 'CANCELLED', `An invoice ${row.invoice_number} was cancelled.`);
@@ -175,7 +175,7 @@ function settle(row: store.InvoiceRow, transactions: Transactions, ctx: ServiceC
 }
 
 export async function recordPayment(ctx: ServiceContext, id: string, input: PaymentInput): Promise<{ payment_id: string }> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('record-payment', statusOf(row));
   const due = row.total_minor - row.paid_minor;
   const amount = input.amount === undefined ? due : recordedMinor(input.amount, row.currency);
@@ -212,7 +212,7 @@ export async function recordPayment(ctx: ServiceContext, id: string, input: Paym
 }
 
 export async function deletePayment(ctx: ServiceContext, id: string, transactionIdToDelete: string): Promise<void> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   const transactions = viewOf(row).transactions;
   const index = transactions.payments.findIndex((payment) => payment.payment_id === transactionIdToDelete);
   if (index < 0) {
@@ -235,7 +235,7 @@ export async function deletePayment(ctx: ServiceContext, id: string, transaction
 }
 
 export async function recordRefund(ctx: ServiceContext, id: string, input: RefundInput): Promise<{ refund_id: string }> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('record-refund', statusOf(row));
   const refundable = row.paid_minor - row.refunded_minor;
   const amount = input.amount === undefined ? refundable : recordedMinor(input.amount, row.currency);
@@ -261,7 +261,7 @@ export async function recordRefund(ctx: ServiceContext, id: string, input: Refun
 }
 
 export async function deleteRefund(ctx: ServiceContext, id: string, refundId: string): Promise<void> {
-  const row = await ownInvoice(ctx, id);
+  const row = await ownInvoice(ctx, id, { forUpdate: true });
   const transactions = viewOf(row).transactions;
   const index = transactions.refunds.findIndex((refund) => refund.refund_id === refundId);
   if (index < 0) {

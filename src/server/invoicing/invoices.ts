@@ -57,9 +57,13 @@ export async function generateNextNumber(ctx: ServiceContext): Promise<{ invoice
   return { invoice_number: await takeNextNumber(ctx) };
 }
 
-/** The caller's invoice, or 403 when it is another merchant's, or 404 when there is none. */
-export async function ownInvoice(ctx: ServiceContext, id: string): Promise<store.InvoiceRow> {
-  const row = await store.findInvoice(ctx.db, ctx.accountId, id);
+/**
+ * The caller's invoice, or 403 when it is another merchant's, or 404 when there is none.
+ * `forUpdate` (every change of an invoice) locks it until the transaction ends, so that what is
+ * computed from it (amounts paid and refunded, its status) still holds when it is written.
+ */
+export async function ownInvoice(ctx: ServiceContext, id: string, options: { forUpdate?: boolean } = {}): Promise<store.InvoiceRow> {
+  const row = options.forUpdate ? await store.findInvoiceForUpdate(ctx.db, ctx.accountId, id) : await store.findInvoice(ctx.db, ctx.accountId, id);
   if (row) return row;
   const where = { field: 'invoice_id', value: id, location: 'path' as const };
   if (await store.invoiceExists(ctx.db, id)) {
@@ -68,18 +72,41 @@ export async function ownInvoice(ctx: ServiceContext, id: string): Promise<store
   throw serviceError('RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', 'Specified resource ID does not exist. Please check the resource ID and try again.', where);
 }
 
+const duplicateNumber = (number: string) =>
+  serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_INVOICE_NUMBER', 'Another invoice already has this invoice number.', {
+    field: '/detail/invoice_number',
+    value: number,
+  });
+
+/** The unique index on (account_id, invoice_number) refused a write: SQLite's or PostgreSQL's words for it. */
+function isNumberTaken(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '23505') return constraint === 'invoices_number';
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('invoices.invoice_number');
+}
+
+/**
+ * Writes a row whose number was checked free just before: another request (another replica) may
+ * have taken the number in between; the unique index then refuses the write, and the answer is
+ * the same as the check's.
+ */
+async function numberChecked(number: string, write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (isNumberTaken(error)) throw duplicateNumber(number);
+    throw error;
+  }
+}
+
 /** Fills the row's scalar columns and the stored body from a whole invoice body. */
 async function buildRow(ctx: ServiceContext, input: InvoiceInput, current: store.InvoiceRow | undefined): Promise<store.InvoiceWrite> {
   const amounts = priceContent(input);
   const invoiceDate = input.detail.invoice_date ?? current?.invoice_date ?? todayOf(ctx.now);
   const number = input.detail.invoice_number ?? current?.invoice_number ?? (await takeNextNumber(ctx));
   const holder = await store.findInvoiceByNumber(ctx.db, ctx.accountId, number);
-  if (holder && holder.id !== current?.id) {
-    throw serviceError('UNPROCESSABLE_ENTITY', 'DUPLICATE_INVOICE_NUMBER', 'Another invoice already has this invoice number.', {
-      field: '/detail/invoice_number',
-      value: number,
-    });
-  }
+  if (holder && holder.id !== current?.id) throw duplicateNumber(number);
   const paymentTerm = resolvePaymentTerm(input, invoiceDate);
   const detail = { ...input.detail, invoice_number: number, invoice_date: invoiceDate };
   if (paymentTerm) detail.payment_term = paymentTerm as typeof detail.payment_term;
@@ -138,7 +165,7 @@ export async function recordInvoiceEvent(ctx: ServiceContext, type: InvoiceEvent
 
 export async function createInvoice(ctx: ServiceContext, input: InvoiceInput): Promise<InvoiceResource> {
   const row = await buildRow(ctx, input, undefined);
-  await store.insertInvoice(ctx.db, row);
+  await numberChecked(row.invoice_number, store.insertInvoice(ctx.db, row));
   const resource = invoiceResource(viewOf(row), ctx.baseUrl);
   await recordInvoiceEvent(ctx, 'CREATED', resource, `An invoice ${row.invoice_number} was created.`);
   return resource;
@@ -150,17 +177,17 @@ export async function getInvoice(ctx: ServiceContext, id: string): Promise<Invoi
 
 /** PUT: the body replaces the invoice; status, payments and refunds are the server's and stay. */
 export async function replaceInvoice(ctx: ServiceContext, id: string, input: InvoiceInput): Promise<{ resource: InvoiceResource; before: store.InvoiceRow }> {
-  const current = await ownInvoice(ctx, id);
+  const current = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('update', statusOf(current));
   const row = await buildRow(ctx, input, current);
-  await store.updateInvoice(ctx.db, row);
+  await numberChecked(row.invoice_number, store.updateInvoice(ctx.db, row));
   const resource = invoiceResource(viewOf(row), ctx.baseUrl);
   await recordInvoiceEvent(ctx, 'UPDATED', resource, `An invoice ${row.invoice_number} was updated.`);
   return { resource, before: current };
 }
 
 export async function deleteInvoice(ctx: ServiceContext, id: string): Promise<void> {
-  const current = await ownInvoice(ctx, id);
+  const current = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('delete', statusOf(current));
   await store.deleteInvoice(ctx.db, ctx.accountId, id);
 }

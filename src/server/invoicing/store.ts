@@ -147,6 +147,11 @@ export function findInvoice(db: Queryable, accountId: string, id: string): Promi
   return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
+/** The invoice, locked until the transaction ends: every change of an invoice loads it this way. */
+export function findInvoiceForUpdate(db: Queryable, accountId: string, id: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 /**
  * Any merchant's invoice by id alone, for the payer's page: like an order's approve link, the
  * link's unguessable id is the key (the payer has no credentials), and the page shows only what

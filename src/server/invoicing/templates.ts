@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { prefixedId, type IdGenerator } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import type { Queryable } from '../db/schema.js';
 import { serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
@@ -105,16 +106,22 @@ export async function ensureSystemTemplates(db: Queryable, ids: IdGenerator, acc
       unit_of_measure: template.unit,
     };
     const taken = await store.findTemplateByName(db, accountId, template.name);
-    await store.insertTemplate(db, {
-      id: systemIds[index] as string,
-      account_id: accountId,
-      name: taken ? `${template.name} (system)` : template.name,
-      is_default: index === 0 && !hasDefault ? 1n : 0n,
-      is_standard: 1n,
-      body: JSON.stringify(body),
-      create_time: time,
-      update_time: time,
-    });
+    // Two first reads at once (two replicas) both seed: the second's rows meet the first's names
+    // on the unique index (account, name) and are left out, instead of failing the read.
+    await db
+      .insertInto('invoice_templates')
+      .values({
+        id: systemIds[index] as string,
+        account_id: accountId,
+        name: taken ? `${template.name} (system)` : template.name,
+        is_default: index === 0 && !hasDefault ? 1n : 0n,
+        is_standard: 1n,
+        body: JSON.stringify(body),
+        create_time: time,
+        update_time: time,
+      })
+      .onConflict((conflict) => conflict.columns(['account_id', 'name']).doNothing())
+      .execute();
   }
 }
 
@@ -155,7 +162,10 @@ export async function ownTemplate(db: Queryable, accountId: string, id: string):
   });
 }
 
+// A merchant's template changes run under the account lock (db/account-lock.ts): the count limit,
+// the name check and the one default template are each a check across rows, then a write.
 export async function createTemplate(ctx: ServiceContext, input: TemplateInput): Promise<TemplateResource> {
+  await lockAccount(ctx.db, ctx.accountId);
   await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   await assertNameFree(ctx.db, ctx.accountId, input.name, undefined);
   if ((await store.countTemplates(ctx.db, ctx.accountId, false)) >= MAX_MERCHANT_TEMPLATES) {
@@ -179,6 +189,7 @@ export async function createTemplate(ctx: ServiceContext, input: TemplateInput):
 
 /** Replaces the whole template: fields left out of the request are gone afterwards. */
 export async function replaceTemplate(ctx: ServiceContext, id: string, input: TemplateInput): Promise<TemplateResource> {
+  await lockAccount(ctx.db, ctx.accountId);
   await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   const current = await ownTemplate(ctx.db, ctx.accountId, id);
   await assertNameFree(ctx.db, ctx.accountId, input.name, id);
@@ -200,6 +211,7 @@ export async function getTemplate(ctx: ServiceContext, id: string): Promise<Temp
 }
 
 export async function deleteTemplate(ctx: ServiceContext, id: string): Promise<void> {
+  await lockAccount(ctx.db, ctx.accountId);
   await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   const row = await ownTemplate(ctx.db, ctx.accountId, id);
   if (row.is_standard === 1n) {

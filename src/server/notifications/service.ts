@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import { ServiceError, notFound, serviceError, type ErrorDetail } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { parseWith } from '../http/validation.js';
@@ -92,6 +93,8 @@ export interface CreateWebhookInput {
 export async function createWebhook(ctx: ServiceContext, appId: string, input: CreateWebhookInput): Promise<WebhookView> {
   checkUrl(input.url, '/url');
   const names = checkEventTypes(input.event_types, '/event_types');
+  // The limit and the URL are checked across the app's webhooks, then one is inserted: under the account's lock.
+  await lockAccount(ctx.db, ctx.accountId);
   if ((await store.countSubscriptions(ctx.db, ctx.accountId, appId)) >= MAX_WEBHOOKS_PER_APP) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -155,6 +158,8 @@ export interface PatchOperation {
 
 /** JSON Patch limited to what the public API allows: `replace` of `/url` or `/event_types`. */
 export async function updateWebhook(ctx: ServiceContext, id: string, operations: readonly PatchOperation[]): Promise<WebhookView> {
+  // A new URL is checked unused across the app's webhooks, then written: under the account's lock.
+  await lockAccount(ctx.db, ctx.accountId);
   const row = await requireSubscription(ctx, id);
   let url = row.url;
   let names = subscribedNames(row);

@@ -4,6 +4,7 @@ import { toMinorUnits } from '../../lib/money.js';
 import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
 import { findAccount } from '../oauth/store.js';
@@ -112,6 +113,16 @@ async function loadOrder(ctx: ServiceContext, id: string): Promise<store.OrderRo
   return row;
 }
 
+/**
+ * For a change: the order locked until the transaction ends, so that two requests (under different
+ * request ids, or from two replicas) cannot both act on the status they read.
+ */
+async function loadOrderForUpdate(ctx: ServiceContext, id: string): Promise<store.OrderRow> {
+  const row = await store.findOrderForUpdate(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('order', id);
+  return row;
+}
+
 export async function getOrder(ctx: ServiceContext, id: string): Promise<Resource> {
   return presentOrder(ctx, await loadOrder(ctx, id));
 }
@@ -121,7 +132,7 @@ export async function getOrder(ctx: ServiceContext, id: string): Promise<Resourc
  * creation rule again (a new amount must agree with its breakdown and items), or nothing changes.
  */
 export async function patchOrder(ctx: ServiceContext, id: string, operations: PatchRequest): Promise<void> {
-  const row = await loadOrder(ctx, id);
+  const row = await loadOrderForUpdate(ctx, id);
   assertCanUpdate(orderStatusOf(row.status));
   const details = parseOrderDetails(row);
   const current: PatchableOrder = { intent: row.intent, purchase_units: details.purchase_units };
@@ -160,7 +171,7 @@ function checkCardExpiry(ctx: ServiceContext, source: PaymentSourceInput): void 
  * method waits for the payer at the payer-action link.
  */
 export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Resource> {
-  const row = await loadOrder(ctx, id);
+  const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   const target: OrderStatus = body.payment_source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
   // Choosing another wallet while the payer has yet to act keeps the order where it is.
@@ -187,7 +198,7 @@ async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: Order
 
 /** The payer's approval (control plane or the approve page). Approving twice changes nothing. */
 export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Resource> {
-  const row = await loadOrder(ctx, id);
+  const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   if (status === 'APPROVED') return presentOrder(ctx, row);
   assertCanTransition('approve', status, 'APPROVED');
@@ -205,7 +216,10 @@ export async function approveOrder(ctx: ServiceContext, id: string, source?: Pay
 
 /** Loads an order for authorize/capture: intent must match; a card given now counts as approval. */
 async function orderReadyFor(ctx: ServiceContext, id: string, action: 'authorize' | 'capture', body: OrderActionBody) {
-  let row = await loadOrder(ctx, id);
+  // The account first (the lock order): the units' invoice_ids are checked unused across the
+  // account's payments, then inserted. No statement at all on SQLite.
+  await lockAccount(ctx.db, ctx.accountId);
+  let row = await loadOrderForUpdate(ctx, id);
   if (row.intent !== (action === 'authorize' ? 'AUTHORIZE' : 'CAPTURE')) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -216,7 +230,7 @@ async function orderReadyFor(ctx: ServiceContext, id: string, action: 'authorize
   const status = orderStatusOf(row.status);
   if (body.payment_source?.card && status !== 'APPROVED' && status !== 'COMPLETED' && status !== 'VOIDED') {
     await approveOrder(ctx, id, body.payment_source);
-    row = await loadOrder(ctx, id);
+    row = await loadOrderForUpdate(ctx, id);
   }
   assertCanTransition(action, orderStatusOf(row.status), 'COMPLETED');
   return { row, details: parseOrderDetails(row) };

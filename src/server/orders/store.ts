@@ -42,6 +42,11 @@ export function findOrder(db: Queryable, accountId: string, id: string): Promise
   return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
+/** The order, locked until the transaction ends: every change of an order loads it this way. */
+export function findOrderForUpdate(db: Queryable, accountId: string, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 /** Only for the payer's approval page, which has no merchant credentials. */
 export function findOrderForPayer(db: Queryable, id: string): Promise<OrderRow | undefined> {
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();

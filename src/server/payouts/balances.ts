@@ -3,9 +3,10 @@
 import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import { serviceError } from '../http/errors.js';
 import type { StoredResponse } from '../http/idempotency.js';
-import { balanceOf, balancesOf, recordMovement } from '../ledger/store.js';
+import { balanceOfForUpdate, balancesOf, recordMovement } from '../ledger/store.js';
 import { MAX_INTEGER_DIGITS, currencyExponent, toMinorUnits } from '../../lib/money.js';
 import { payoutMoney, type PayoutMoney } from './resources.js';
 
@@ -23,7 +24,10 @@ export async function balancesView(ctx: ServiceContext): Promise<BalancesView> {
 export async function topUpBalance(ctx: ServiceContext, amount: PayoutMoney): Promise<StoredResponse> {
   const minor = toMinorUnits(amount.value, amount.currency);
   const ceiling = 10n ** BigInt(MAX_INTEGER_DIGITS + currencyExponent(amount.currency)) - 1n;
-  if ((await balanceOf(ctx.db, ctx.accountId, amount.currency)) + minor > ceiling) {
+  // The ceiling is checked, then the balance moved: under the account's lock (a first top-up has no
+  // balance row to lock yet), then the balance row's.
+  await lockAccount(ctx.db, ctx.accountId);
+  if ((await balanceOfForUpdate(ctx.db, ctx.accountId, amount.currency)) + minor > ceiling) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'MAX_VALUE_EXCEEDED', `The balance may hold at most ${MAX_INTEGER_DIGITS} integer digits.`, {
       field: '/value',
       value: amount.value,

@@ -3,6 +3,7 @@
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId, upperId } from '../core/ids.js';
+import { lockAccount } from '../db/account-lock.js';
 import { ServiceError, notFound, serviceError } from '../http/errors.js';
 import type { StoredResponse } from '../http/idempotency.js';
 import { link, type Link } from '../http/links.js';
@@ -70,7 +71,11 @@ function itemRow(ctx: ServiceContext, batchId: string, position: number, item: P
 /** Accepts a batch (PENDING); the balance check and payment happen when processing starts. */
 export async function createPayoutBatch(ctx: ServiceContext, request: CreatePayoutRequest): Promise<StoredResponse> {
   const header = request.sender_batch_header;
-  if (header.sender_batch_id !== undefined) await refuseDuplicateSenderBatchId(ctx, header.sender_batch_id);
+  if (header.sender_batch_id !== undefined) {
+    // Checked, then inserted: under the account's lock, so two batches with one id cannot both pass.
+    await lockAccount(ctx.db, ctx.accountId);
+    await refuseDuplicateSenderBatchId(ctx, header.sender_batch_id);
+  }
   const batchId = upperId(ctx.deps.ids, 13);
   const items = request.items.map((item, position) =>
     // parseCreatePayout guarantees a recipient type on the item or in the header.
