@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Trx } from './schema.js';
-import type { Storage, TxOptions } from './storage.js';
+import type { Storage } from './storage.js';
 
 /** This server's identity as a lease holder: random per start, so a restarted server is a new holder. */
 export function newLeaseOwner(): string {
@@ -27,26 +27,24 @@ export async function takeJobLease(trx: Trx, name: string, owner: string, now: n
   return row?.owner === owner;
 }
 
-/** Gives the lease up at once (when the pass is done), so the next pass may run anywhere. */
-export async function releaseJobLease(trx: Trx, name: string, owner: string): Promise<void> {
-  await trx.updateTable('job_leases').set({ until: 0n }).where('name', '=', name).where('owner', '=', owner).execute();
-}
-
 /**
- * `Storage.withJobLease` for an adapter (one runner per server start): runs `work` while holding
- * the lease, taken and given back in transactions of their own (`work` opens its own).
+ * `Storage.withJobLease` for an adapter (one runner per server start). The lease stays with its
+ * holder, who renews it when less than half of it is left, so a pass costs the holder a write only
+ * now and then and the others one read: every pass writing would keep two servers on one SQLite
+ * file contending for its write lock. The holder runs each pass; a holder that dies (or stops)
+ * hands over when its lease runs out. A pass must take less than half of `ttlMs`.
  */
 export function jobLeaseRunner(owner: string) {
-  const opts = (name: string): TxOptions => ({ name: `job-lease:${name}` });
-  return async (storage: Pick<Storage, 'transaction'>, name: string, ttlMs: number, work: () => Promise<void>): Promise<boolean> => {
+  return async (storage: Pick<Storage, 'db' | 'transaction'>, name: string, ttlMs: number, work: () => Promise<void>): Promise<boolean> => {
     const now = Date.now();
-    const taken = await storage.transaction(opts(name), (trx) => takeJobLease(trx, name, owner, now, now + ttlMs));
-    if (!taken) return false;
-    try {
-      await work();
-    } finally {
-      await storage.transaction(opts(name), (trx) => releaseJobLease(trx, name, owner));
+    const held = await storage.db.selectFrom('job_leases').select(['owner', 'until']).where('name', '=', name).executeTakeFirst();
+    if (held && held.owner !== owner && Number(held.until) > now) return false;
+    const fresh = held !== undefined && held.owner === owner && Number(held.until) - now >= ttlMs / 2;
+    if (!fresh) {
+      const taken = await storage.transaction({ name: `job-lease:${name}` }, (trx) => takeJobLease(trx, name, owner, now, now + ttlMs));
+      if (!taken) return false;
     }
+    await work();
     return true;
   };
 }

@@ -13,10 +13,29 @@ import * as store from './store.js';
 const BATCH = 100;
 const MAX_BATCHES = 50;
 
-/** Applies whatever deadline of this dispute has passed. */
-async function expireDispute(ctx: ServiceContext, id: string): Promise<void> {
-  const dispute = await loadDispute(ctx, id);
+/**
+ * Locks the dispute for this transaction if its deadline has passed; false when it no longer has
+ * one due (another server applied it) or another transaction holds it (that one applies it).
+ */
+async function claimDueDispute(ctx: ServiceContext, id: string, now: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('disputes')
+    .select('id')
+    .where('account_id', '=', ctx.accountId)
+    .where('id', '=', id)
+    .where('deadline_at', 'is not', null)
+    .where('deadline_at', '<=', now)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Applies whatever deadline of this dispute has passed; false when it was not due (any longer) or another server holds it. */
+async function expireDispute(ctx: ServiceContext, id: string): Promise<boolean> {
   const now = isoMillis(ctx.now);
+  if (!(await claimDueDispute(ctx, id, now))) return false;
+  const dispute = await loadDispute(ctx, id);
   const before = dispute.status;
   if (dispute.status === 'WAITING_FOR_SELLER_RESPONSE' && dispute.sellerDue && dispute.sellerDue <= now) {
     const refunded = await reverseForBuyer(ctx, dispute);
@@ -30,13 +49,17 @@ async function expireDispute(ctx: ServiceContext, id: string): Promise<void> {
     const stored = await store.findDispute(ctx.db, ctx.accountId, id);
     if (stored && stored.dispute_state === row.dispute_state) {
       await store.updateDispute(ctx.db, ctx.accountId, id, { deadline_at: row.deadline_at });
-      return;
+      return true;
     }
   }
   await saveDispute(ctx, dispute, eventFor(before, dispute));
+  return true;
 }
 
-/** Settles the account's passed deadlines, one dispute per transaction; a failing dispute is skipped (and logged). */
+/**
+ * Settles the account's passed deadlines, one dispute per transaction, which re-checks and locks it
+ * (so servers sweeping side by side settle each once); a failing dispute is skipped (and logged).
+ */
 export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl: string): Promise<number> {
   const attempted = new Set<string>();
   let settled = 0;
@@ -47,8 +70,8 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
     for (const id of due.slice(0, BATCH)) {
       attempted.add(id);
       try {
-        await deps.storage.transaction({ name: 'disputes.deadline' }, (trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id));
-        settled += 1;
+        const applied = await deps.storage.transaction({ name: 'disputes.deadline' }, (trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id));
+        if (applied) settled += 1;
       } catch (error) {
         deps.log.error({ err: error, dispute_id: id }, 'dispute deadline could not be applied');
       }

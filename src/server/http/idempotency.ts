@@ -241,8 +241,13 @@ export function sendResult(reply: FastifyReply, result: StoredResponse): Fastify
 export const expiredRequestIds = (db: Queryable, accountId: string, now: Date) =>
   db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('expires_at', '<=', isoMillis(now));
 
-/** Drops request ids past their retention on each account's clock. */
+/** How long a server may purge before another may take the job over (it takes milliseconds). */
+const PURGE_LEASE_MS = 60_000;
+
+/** Drops request ids past their retention on each account's clock; one server at a time does it. */
 export async function purgeExpiredRequestIds(deps: ServerDeps): Promise<void> {
-  const accounts = await deps.db.selectFrom('accounts').select('id').execute();
-  for (const { id } of accounts) await expiredRequestIds(deps.db, id, deps.clock.now(id)).execute();
+  await deps.storage.withJobLease('purge-request-ids', PURGE_LEASE_MS, async () => {
+    const accounts = await deps.db.selectFrom('accounts').select('id').execute();
+    for (const { id } of accounts) await expiredRequestIds(deps.db, id, deps.clock.now(id)).execute();
+  });
 }

@@ -4,6 +4,7 @@
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { upperId } from '../core/ids.js';
+import type { Queryable } from '../db/schema.js';
 import { serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { MoneyParseError, fromMinorUnits, toMinorUnits } from '../../lib/money.js';
@@ -96,7 +97,28 @@ export async function sendInvoice(ctx: ServiceContext, id: string, notification:
   return { status: 200, body: { href: payerViewUrl(ctx.baseUrl, id), rel: 'payer-view', method: 'GET' } };
 }
 
-/** Sends every SCHEDULED invoice whose date has come on its account's clock. */
+/**
+ * Locks the invoice for this transaction if it is still SCHEDULED and due; false when it was sent
+ * meanwhile or another transaction holds it (another server sending it).
+ */
+async function claimScheduledInvoice(trx: Queryable, accountId: string, id: string, today: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'SCHEDULED')
+    .where('invoice_date', '<=', today)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Sends every SCHEDULED invoice whose date has come on its account's clock, one per transaction
+ * that claims it first: servers sending side by side send each once.
+ */
 export async function sendScheduledInvoices(deps: ServerDeps): Promise<number> {
   let sent = 0;
   for (const accountId of await store.accountsWithScheduledInvoices(deps.db)) {
@@ -104,6 +126,7 @@ export async function sendScheduledInvoices(deps: ServerDeps): Promise<number> {
     for (const due of await store.dueScheduledInvoices(deps.db, accountId, today)) {
       await deps.storage.transaction({ name: 'invoicing.scheduled-send' }, async (trx) => {
         const ctx: ServiceContext = { db: trx, deps, accountId, now: deps.clock.now(accountId), baseUrl: deps.publicUrl() };
+        if (!(await claimScheduledInvoice(trx, accountId, due.id, today))) return;
         const row = await store.findInvoice(trx, accountId, due.id);
         if (!row || row.status !== 'SCHEDULED') return;
         await deliver(ctx, row, viewOf(row).stored.notification ?? {});

@@ -325,8 +325,18 @@ export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | u
 
 export type AttemptOutcome = Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>;
 
+/**
+ * The delivery's status if `owner` holds its lease, locking it: an UPDATE that changes nothing, so
+ * that on SQLite the transaction starts by taking the write lock (a read first would make its first
+ * write fail when another process committed in between).
+ */
 const leasedDeliveryStatus = prepared<{ id: string; owner: string }, { status: string }>((db, arg) =>
-  db.selectFrom('webhook_deliveries').select('status').where('id', '=', arg('id')).where('lease_owner', '=', arg('owner')).forUpdate(),
+  db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ lease_owner: eb.ref('lease_owner') }))
+    .where('id', '=', arg('id'))
+    .where('lease_owner', '=', arg('owner'))
+    .returning('status'),
 );
 
 /**

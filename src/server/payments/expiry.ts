@@ -8,23 +8,27 @@ import { requestBaseUrl } from '../http/links.js';
 import { listAccounts } from '../oauth/store.js';
 import { expireDueAuthorizations } from './authorizations.js';
 import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
-import { dueAuthorizations } from './store.js';
 import { forgetExpiries, knownNextExpiry, recountNextExpiry } from './expiry-cache.js';
 
-/** Most batches (of up to 500) one sweep handles; what is left waits for the next one. */
+/** Most batches (of up to DUE_BATCH) one sweep handles; what is left waits for the next one. */
 const MAX_BATCHES = 100;
+/** The most authorizations store.dueAuthorizations picks at once. */
+const DUE_BATCH = 500;
 
-/** Voids the account's expired authorizations, a batch per transaction, if it has any. */
+/**
+ * Voids the account's expired authorizations, a batch per transaction. The due rows are picked and
+ * locked inside it (`FOR UPDATE SKIP LOCKED`), so servers sweeping side by side void each once.
+ */
 export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl: string): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
     const now = deps.clock.now(accountId);
-    const due = await dueAuthorizations(deps.db, accountId, isoSeconds(now), OPEN_AUTHORIZATION_STATUSES);
-    if (due.length === 0) break;
-    total += await deps.storage.transaction({ name: 'payments.expiry' }, (trx) => {
+    const voided = await deps.storage.transaction({ name: 'payments.expiry' }, (trx) => {
       const ctx: ServiceContext = { db: trx, deps, accountId, now, baseUrl };
       return expireDueAuthorizations(ctx);
     });
+    total += voided;
+    if (voided < DUE_BATCH) break;
   }
   return total;
 }

@@ -119,6 +119,10 @@ export function dueAuthorizations(db: Queryable, accountId: string, nowIso: stri
     .where('status', 'in', [...openStatuses])
     .orderBy('expiration_time')
     .limit(500)
+    // Claimed for the transaction that voids them: another server's sweep skips them, and one
+    // that voided them first leaves them no longer open when the lock is granted.
+    .forUpdate()
+    .skipLocked()
     .execute();
 }
 

@@ -3,7 +3,8 @@
 //
 // Each chunk is one transaction that settles items, moves money and writes events together, and
 // only items still PENDING are touched: a server stopped anywhere resumes where the last committed
-// chunk left off, and no item is paid twice.
+// chunk left off, and no item is paid twice. Each of these transactions first locks its batch with
+// SKIP LOCKED: servers processing side by side take turns on a batch, never the same chunk twice.
 
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
@@ -13,7 +14,7 @@ import { writeBatchEvent, writeItemEvent } from './events.js';
 import { recordMovements } from './ledger-bulk.js';
 import { parseDetail } from './resources.js';
 import { UNCLAIMED_RETURN_SECONDS, claimUnclaimedItem, returnUnclaimedItem } from './settlement.js';
-import { CHARGED_ITEM_STATUSES, assertBatchCanTransition, assertItemCanTransition, type ItemStatus } from './states.js';
+import { CHARGED_ITEM_STATUSES, assertBatchCanTransition, assertItemCanTransition, type BatchStatus, type ItemStatus } from './states.js';
 import * as store from './store.js';
 import { SELF_PAYMENT, UNREGISTERED_RECEIVER, testValueOutcome } from './test-values.js';
 
@@ -35,11 +36,32 @@ function jobContext(deps: ServerDeps, db: Queryable, accountId: string): Service
   return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: deps.publicUrl() };
 }
 
-/** PENDING -> PROCESSING, or DENIED (every item FAILED, nothing paid) when the balance cannot cover it. */
+/** The batch, locked for this transaction; undefined when it is gone or another transaction holds it. */
+function claimBatch(trx: Trx, accountId: string, batchId: string): Promise<store.BatchRow | undefined> {
+  return trx
+    .selectFrom('payout_batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', batchId)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** A batch status change that must find the batch where this transaction saw it (else it rolls back). */
+async function moveBatchOrFail(trx: Trx, accountId: string, batchId: string, from: BatchStatus, to: BatchStatus, timeCompleted: string | null): Promise<void> {
+  const moved = await store.moveBatch(trx, { accountId, id: batchId }, from, to, timeCompleted);
+  if (moved !== 1) throw new Error(`payout batch ${batchId}: no longer ${from}`);
+}
+
+/**
+ * PENDING -> PROCESSING, or DENIED (every item FAILED, nothing paid) when the balance cannot cover
+ * it. True when the batch is PROCESSING; false when it is done, denied, or held by another server.
+ */
 async function startBatch(deps: ServerDeps, accountId: string, batchId: string): Promise<boolean> {
   return deps.storage.transaction({ name: 'payouts.start-batch' }, async (trx) => {
     const ctx = jobContext(deps, trx, accountId);
-    const batch = await store.findBatch(trx, accountId, batchId);
+    const batch = await claimBatch(trx, accountId, batchId);
     if (!batch || batch.status !== 'PENDING') return batch?.status === 'PROCESSING';
     const cost = await store.batchCost(trx, batchId);
     const reserved = await store.reservedCost(trx, accountId);
@@ -51,7 +73,7 @@ async function startBatch(deps: ServerDeps, accountId: string, batchId: string):
     const to = covered ? 'PROCESSING' : 'DENIED';
     assertBatchCanTransition('PENDING', to, covered ? 'start processing' : 'deny');
     const now = isoSeconds(ctx.now);
-    await store.moveBatch(trx, { accountId, id: batchId }, 'PENDING', to, covered ? null : now);
+    await moveBatchOrFail(trx, accountId, batchId, 'PENDING', to, covered ? null : now);
     if (!covered) await failEveryItem(ctx, batch, now);
     const moved = { ...batch, status: to, time_completed: covered ? null : now };
     const totals = await store.batchTotals(trx, batchId, CHARGED_ITEM_STATUSES);
@@ -103,11 +125,14 @@ function chargeOf(item: store.ItemRow, createTime: string): Movement[] {
   return movements;
 }
 
-/** Settles up to CHUNK_SIZE items in one transaction; completes the batch when none is left. Returns true when done. */
+/**
+ * Settles up to CHUNK_SIZE items in one transaction; completes the batch when none is left. Returns
+ * true when done here (or another server holds the batch: it goes on from there).
+ */
 async function processChunk(deps: ServerDeps, accountId: string, batchId: string): Promise<boolean> {
   return deps.storage.transaction({ name: 'payouts.chunk' }, async (trx) => {
     const ctx = jobContext(deps, trx, accountId);
-    const batch = await store.findBatch(trx, accountId, batchId);
+    const batch = await claimBatch(trx, accountId, batchId);
     if (!batch || batch.status !== 'PROCESSING') return true;
     const items = await store.pendingItems(trx, batchId, CHUNK_SIZE);
     const now = isoSeconds(ctx.now);
@@ -139,7 +164,7 @@ async function processChunk(deps: ServerDeps, accountId: string, batchId: string
     for (const item of settled) await writeItemEvent(ctx, item, batch.sender_batch_id);
     if (items.length === CHUNK_SIZE) return false;
     assertBatchCanTransition('PROCESSING', 'SUCCESS', 'complete');
-    await store.moveBatch(trx, { accountId, id: batchId }, 'PROCESSING', 'SUCCESS', now);
+    await moveBatchOrFail(trx, accountId, batchId, 'PROCESSING', 'SUCCESS', now);
     const totals = await store.batchTotals(trx, batchId, CHARGED_ITEM_STATUSES);
     await writeBatchEvent(ctx, { ...batch, status: 'SUCCESS', time_completed: now }, totals, 'PAYMENT.PAYOUTSBATCH.SUCCESS');
     return true;
@@ -167,8 +192,18 @@ export async function processPayoutBatches(deps: ServerDeps, options: Processing
   return chunks;
 }
 
-/** UNCLAIMED items whose 30 days have passed on their sender's clock go back, a chunk per transaction. */
+/** How long a server may return unclaimed items before another may take the job over. */
+const RETURN_LEASE_MS = 5 * 60_000;
+
+/**
+ * UNCLAIMED items whose 30 days have passed on their sender's clock go back, a chunk per
+ * transaction; one server at a time does it (a job lease: the due items are read, then returned).
+ */
 export async function returnExpiredUnclaimedItems(deps: ServerDeps): Promise<void> {
+  await deps.storage.withJobLease('payouts.return-unclaimed', RETURN_LEASE_MS, () => returnUnclaimedOfEveryAccount(deps));
+}
+
+async function returnUnclaimedOfEveryAccount(deps: ServerDeps): Promise<void> {
   for (const accountId of await store.accountsWithUnclaimedItems(deps.db)) {
     for (let round = 0; round < 1000; round += 1) {
       const count = await deps.storage.transaction({ name: 'payouts.return-unclaimed' }, async (trx) => {
