@@ -1,9 +1,13 @@
 // Two servers on one database behave as one: nothing one of them keeps in memory (tokens, answers,
-// page indexes, expiry times, clock offsets) outlives a change the other made.
+// page indexes, expiry times, clock offsets) outlives a change the other made. On SQLite they share
+// a file (two connections); in the PostgreSQL run (PAYCTL_TEST_BACKEND=postgres) a database.
 
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { onPostgres } from '../helpers/postgres.js';
 import { httpRequest, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.js';
 import { startServe } from '../reliability/support/serve-process.js';
 import { createInvoice, simpleInvoice } from './invoicing-helpers.js';
@@ -14,16 +18,44 @@ const DAY_SECONDS = 86_400;
 // Jobs run only when a test (or a clock advance) asks for them.
 const QUIET = { jobIntervalMs: 3_600_000 };
 
+/** Options of another server on `first`'s database: on PostgreSQL also its credentials file (one signing-key secret). */
+const sameDatabase = (first: TestServer) => ({
+  ...CREDENTIALS,
+  dbPath: first.dbPath,
+  config: QUIET,
+  ...(onPostgres ? { credentialsFile: join(first.dir, 'payctl.credentials.json') } : {}),
+});
+
+/** One statement from a connection of its own, as another process would run it. */
+async function fromAnotherConnection(first: TestServer, sql: { sqlite: string; postgres: string }, params: unknown[]): Promise<void> {
+  if (onPostgres) {
+    const client = new pg.Client({ connectionString: first.dbPath });
+    await client.connect();
+    try {
+      await client.query(sql.postgres, params);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const other = new BetterSqlite3(first.dbPath);
+  try {
+    other.prepare(sql.sqlite).run(...params);
+  } finally {
+    other.close();
+  }
+}
+
 const on = (server: TestServer, token: string) =>
   <T = any>(method: string, path: string, options: RequestOptions = {}) => httpRequest<T>(`${server.url}${path}`, method, { token, ...options });
 
-describe('two servers on one SQLite file', () => {
+describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file'}`, () => {
   let a: TestServer;
   let b: TestServer;
 
   beforeAll(async () => {
     a = await startTestServer({ ...CREDENTIALS, config: QUIET });
-    b = await startTestServer({ ...CREDENTIALS, dbPath: a.dbPath, config: QUIET });
+    b = await startTestServer(sameDatabase(a));
   });
   afterAll(async () => {
     await b?.close();
@@ -50,8 +82,8 @@ describe('two servers on one SQLite file', () => {
     expect((await m.onB('GET', path)).body.status).toBe('CREATED');
     const hits = b.server.deps.readCache.stats.hits;
     expect((await m.onB('GET', path)).body.status).toBe('CREATED');
-    // Positive control: B gives that answer from memory.
-    expect(b.server.deps.readCache.stats.hits).toBe(hits + 1);
+    // Positive control on SQLite: B gives that answer from memory (on PostgreSQL the cache is off).
+    expect(b.server.deps.readCache.stats.hits).toBe(onPostgres ? 0 : hits + 1);
     const captured = await capture(a, authId, { amount: { currency_code: 'USD', value: '4.00' }, final_capture: false }, {}, m.token);
     expect(captured.status).toBe(200);
     const after = await m.onB('GET', path);
@@ -94,12 +126,14 @@ describe('two servers on one SQLite file', () => {
     await b.server.deps.scheduler.runAll();
     expect((await m.onB('GET', `/v2/payments/authorizations/${authId}`)).body.status).toBe('CREATED');
     // What another replica's advance writes, from a connection of its own, without this process's jobs.
-    const other = new BetterSqlite3(a.dbPath);
-    try {
-      other.prepare('UPDATE accounts SET clock_offset_ms = clock_offset_ms + ? WHERE id = ?').run(30 * DAY_SECONDS * 1000, m.payer_id);
-    } finally {
-      other.close();
-    }
+    await fromAnotherConnection(
+      a,
+      {
+        sqlite: 'UPDATE accounts SET clock_offset_ms = clock_offset_ms + ? WHERE id = ?',
+        postgres: 'UPDATE accounts SET clock_offset_ms = clock_offset_ms + $1 WHERE id = $2',
+      },
+      [30 * DAY_SECONDS * 1000, m.payer_id],
+    );
     await b.server.deps.scheduler.runAll();
     const stored = await a.server.db.selectFrom('authorizations').select('status').where('id', '=', authId).executeTakeFirstOrThrow();
     expect(stored.status).toBe('VOIDED');
@@ -109,7 +143,7 @@ describe('two servers on one SQLite file', () => {
     const m = await merchant();
     await m.onA('POST', '/_payctl/clock', { body: { advance_seconds: 5 * DAY_SECONDS } });
     // A server started after the move has read the clock (at start, and with the token).
-    const c = await startTestServer({ ...CREDENTIALS, dbPath: a.dbPath, config: QUIET });
+    const c = await startTestServer(sameDatabase(a));
     try {
       const onC = on(c, m.token);
       const authId = await authorize(a, '10.00', 'USD', { token: m.token });
@@ -131,16 +165,23 @@ describe('two servers on one SQLite file', () => {
   });
 });
 
-describe('credentials rotated by another process', () => {
+describe('credentials rotated by another server', () => {
   it('refuses on B the old secret and the tokens issued under it', async () => {
     const b = await startTestServer({ ...CREDENTIALS, config: QUIET });
     try {
       const oldToken = b.merchant.token;
-      // B knows the token (its second use costs no query).
+      // B knows the token (on SQLite its second use costs no query).
       expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(200);
       expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(200);
-      const rotating = await startServe({ dbPath: b.dbPath, credentials: { ...CREDENTIALS, clientSecret: 'rotated-secret' } });
-      await rotating.kill('SIGTERM');
+      if (onPostgres) {
+        // A server starting with a new secret rotates it (bootstrap); on PostgreSQL in this process.
+        const rotating = await startTestServer({ ...sameDatabase(b), clientSecret: 'rotated-secret' });
+        await rotating.close();
+      } else {
+        // Another process: nothing in this one (a counter, a cache) can hear of it but the file.
+        const rotating = await startServe({ dbPath: b.dbPath, credentials: { ...CREDENTIALS, clientSecret: 'rotated-secret' } });
+        await rotating.kill('SIGTERM');
+      }
       expect((await on(b, oldToken)('GET', '/_payctl/whoami')).status).toBe(401);
       await expect(b.tokenFor(CREDENTIALS.clientId, CREDENTIALS.clientSecret)).rejects.toThrow(/401/);
       const fresh = await b.tokenFor(CREDENTIALS.clientId, 'rotated-secret');
