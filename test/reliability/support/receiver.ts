@@ -19,7 +19,7 @@ export interface EventReceiver {
   readonly abandoned: Map<string, number>;
   /** Deliveries whose body was not an event envelope. */
   readonly malformed: number;
-  /** Resolves once `condition` holds (checked now and after every delivery); rejects after `timeoutMs`. */
+  /** Resolves once `condition` holds (checked now, at every delivery and every answer); rejects after `timeoutMs`. */
   until(condition: () => boolean, timeoutMs: number, what?: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,13 +42,25 @@ export async function startEventReceiver(options: EventReceiverOptions = {}): Pr
         malformed += 1;
       }
       if (id !== undefined) received.set(id, (received.get(id) ?? 0) + 1);
-      const answer = () => {
-        if (response.destroyed || request.socket.destroyed) {
-          if (id !== undefined) abandoned.set(id, (abandoned.get(id) ?? 0) + 1);
-        } else {
-          response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-        }
+      const wakeWaiters = () => {
         for (const wake of [...waiters]) wake();
+      };
+      wakeWaiters();
+      // The sender closing its end before the answer (a FIN on a keep-alive connection that waits
+      // for an answer): it went away, killed.
+      const socket = request.socket;
+      let senderGone = false;
+      const gone = () => {
+        senderGone = true;
+      };
+      socket.once('end', gone);
+      socket.once('close', gone);
+      const answer = () => {
+        socket.off('end', gone);
+        socket.off('close', gone);
+        if ((senderGone || response.destroyed) && id !== undefined) abandoned.set(id, (abandoned.get(id) ?? 0) + 1);
+        if (!response.destroyed) response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        wakeWaiters();
       };
       if (options.answerDelayMs) setTimeout(answer, options.answerDelayMs);
       else answer();
