@@ -3,9 +3,16 @@
 // milliseconds as a copy of a migrated template, and dropped when the server closes.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
+import { defaultCredentialsFile } from '../../src/server/credentials-path.js';
+import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { MIGRATIONS } from '../../src/server/db/migrations/index.js';
 import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
+import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
+import { isPostgresUrl, type Storage } from '../../src/server/db/storage.js';
 
 /** The cluster's URL (its maintenance database), when the PostgreSQL half can run at all. */
 export const testPostgresUrl: string | undefined = process.env.PAYCTL_TEST_PG || undefined;
@@ -13,8 +20,21 @@ export const testPostgresUrl: string | undefined = process.env.PAYCTL_TEST_PG ||
 /** This run puts the server suite on PostgreSQL (`npm test` sets it for its second half). */
 export const onPostgres = process.env.PAYCTL_TEST_BACKEND === 'postgres' && testPostgresUrl !== undefined;
 
-/** For `describe.skipIf(onPostgres)` and `it.skipIf(onPostgres)`: the reason is the line beside it. */
-export const sqliteOnly = onPostgres;
+// A server on a URL keeps its credentials file in the data folder (one per database, as a SQLite
+// file's is `<db>.credentials.json`): in this run a throwaway folder, never the user's.
+if (onPostgres && !process.env.PAYCTL_DATA_DIR) process.env.PAYCTL_DATA_DIR = mkdtempSync(join(tmpdir(), 'payctl-pg-data-'));
+
+/** Where a server started on `dbPath` without --credentials-file keeps its credentials. */
+export function credentialsFileOf(dbPath: string): string {
+  return isPostgresUrl(dbPath) ? defaultCredentialsFile(dbPath) : `${dbPath}.credentials.json`;
+}
+
+/** The storage of a test server's database while the server is down (a SQLite file or a PostgreSQL URL). */
+export async function openStorageAt(dbPath: string): Promise<Storage> {
+  if (isPostgresUrl(dbPath)) return openPostgresStorage(dbPath, new Date().toISOString(), { poolSize: 2 });
+  const opened = openDatabase(dbPath);
+  return createSqliteStorage(opened.db, { groupCommit: false, close: () => closeDatabase(opened) });
+}
 
 export function databaseUrl(name: string, base: string = testPostgresUrl ?? ''): string {
   const url = new URL(base);
@@ -80,7 +100,10 @@ export async function freshTestDatabase(): Promise<TestDatabase> {
   return {
     url: databaseUrl(name),
     name,
-    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`))),
+    drop: async () => {
+      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`));
+      rmSync(credentialsFileOf(databaseUrl(name)), { force: true });
+    },
   };
 }
 

@@ -84,8 +84,6 @@ export async function startTestServer(options: Partial<ServerOptions> & { memory
     server = await startServer({
       dbPath,
       logLevel: 'silent',
-      // Beside the test's other files, as `<db>.credentials.json` is on SQLite.
-      ...(database !== undefined ? { credentialsFile: join(dir, 'payctl.credentials.json') } : {}),
       ...options,
     });
   } catch (error) {

@@ -17,6 +17,7 @@ import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import { isoMillis, isoSeconds } from '../../src/server/core/clock.js';
 import { startServer } from '../../src/server/index.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { credentialsFileOf, onPostgres, openStorageAt } from '../helpers/postgres.js';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const assertion = (header: unknown, payload: unknown) => `${b64url(header)}.${b64url(payload)}.`;
@@ -456,7 +457,8 @@ describe('rate limiting', () => {
 });
 
 describe('storage gates', () => {
-  it('fails fast, instead of deadlocking, on a root-handle query inside a transaction', async () => {
+  // SQLite only (the SQLite half runs it): SQLite's storage and driver (postgres-storage.test.ts covers PostgreSQL's guard).
+  it.skipIf(onPostgres)('fails fast, instead of deadlocking, on a root-handle query inside a transaction', async () => {
     const opened = openDatabase(':memory:');
     try {
       await expect(
@@ -472,7 +474,8 @@ describe('storage gates', () => {
     }
   });
 
-  it('refuses a query left waiting for the connection (the deadlock the guard catches in tests) and recovers', async () => {
+  // SQLite only (the SQLite half runs it): the single SQLite connection's wait limit.
+  it.skipIf(onPostgres)('refuses a query left waiting for the connection (the deadlock the guard catches in tests) and recovers', async () => {
     const sqlite = new BetterSqlite3(':memory:');
     sqlite.defaultSafeIntegers(true);
     const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(sqlite, { connectionWaitLimitMs: 200 }) });
@@ -499,7 +502,8 @@ describe('storage gates', () => {
     }
   });
 
-  it('refuses to run when a pragma did not take', () => {
+  // SQLite only (the SQLite half runs it): SQLite's pragmas.
+  it.skipIf(onPostgres)('refuses to run when a pragma did not take', () => {
     const sqlite = new BetterSqlite3(':memory:');
     sqlite.defaultSafeIntegers(true);
     // An in-memory database cannot use WAL: asked to behave as a file, the gate must refuse.
@@ -507,7 +511,8 @@ describe('storage gates', () => {
     sqlite.close();
   });
 
-  it('keeps a savepoint\'s journal in memory: a request rewriting 400 KB opens no temporary file', async () => {
+  // SQLite only (the SQLite half runs it): SQLite's savepoint journal.
+  it.skipIf(onPostgres)('keeps a savepoint\'s journal in memory: a request rewriting 400 KB opens no temporary file', async () => {
     // Group commit runs each request in a savepoint; past 64 KB SQLite would move the savepoint's
     // journal (the originals of the pages it changed) to a temporary file (etilqs_*) and write every
     // changed page there as well as to the WAL.
@@ -544,7 +549,8 @@ describe('storage gates', () => {
     }
   });
 
-  it('opens a file with WAL, synchronous=FULL, foreign keys and a busy timeout', async () => {
+  // SQLite's pragmas: PostgreSQL has no file of its own to open.
+  it.skipIf(onPostgres)('opens a file with WAL, synchronous=FULL, foreign keys and a busy timeout', async () => {
     const t = await startTestServer();
     try {
       const sqlite = new BetterSqlite3(t.dbPath, { readonly: true });
@@ -555,7 +561,8 @@ describe('storage gates', () => {
     }
   });
 
-  it('migration 0010 turns stored REVERSED captures into REFUNDED with their reason', () => {
+  // SQLite only (the SQLite half runs it): migrates a SQLite database directly.
+  it.skipIf(onPostgres)('migration 0010 turns stored REVERSED captures into REFUNDED with their reason', () => {
     const sqlite = new BetterSqlite3(':memory:');
     try {
       migrate(sqlite, '2026-01-01T00:00:00Z');
@@ -580,7 +587,8 @@ describe('storage gates', () => {
     }
   });
 
-  it('migrates all or nothing: a failing migration leaves the database as it was', () => {
+  // SQLite only (the SQLite half runs it): migrates a SQLite database directly (postgres-storage.test.ts covers PostgreSQL's migration).
+  it.skipIf(onPostgres)('migrates all or nothing: a failing migration leaves the database as it was', () => {
     const sqlite = new BetterSqlite3(':memory:');
     try {
       // A table that a later migration (invoicing) creates: that migration fails.
@@ -608,9 +616,11 @@ describe('storage gates', () => {
     expect(second.adminKey).toBe(first.adminKey);
     await second.close();
 
-    const sqlite = new BetterSqlite3(dbPath);
-    sqlite.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9999, 'future', '2030-01-01T00:00:00Z')").run();
-    sqlite.close();
+    const storage = await openStorageAt(dbPath);
+    await storage.transaction({ name: 'test' }, (trx) =>
+      trx.insertInto('schema_migrations').values({ id: 9999n, name: 'future', applied_at: '2030-01-01T00:00:00Z' }).execute(),
+    );
+    await storage.close();
     await expect(startServer({ dbPath, logLevel: 'silent' })).rejects.toThrow(/newer payctl/);
     await first.close().catch(() => undefined);
   });
@@ -632,7 +642,7 @@ describe('storage gates', () => {
         })
       ).status;
 
-    rmSync(`${dbPath}.credentials.json`);
+    rmSync(credentialsFileOf(dbPath));
     const lines: string[] = [];
     const second = await startServer({ dbPath, logLevel: 'warn', logDestination: { write: (line) => void lines.push(line) } });
     try {

@@ -466,6 +466,9 @@ describe('search', () => {
     const range = await search({ total_amount_range: { lower_amount: { currency_code: 'USD', value: '15' }, upper_amount: { currency_code: 'USD', value: '30.00' } } });
     expect(range.body.total_items).toBe(2);
     expect((await search({ recipient_last_name: 'opp' })).body.total_items).toBe(3);
+    // Names match whatever their case, on both databases (PostgreSQL's LIKE alone is case-sensitive).
+    expect((await search({ recipient_first_name: 'gRA', recipient_last_name: 'HOP' })).body.total_items).toBe(3);
+    expect((await search({ recipient_last_name: 'hoppers' })).body.total_items).toBe(0);
     expect((await search({ archived: true })).body.total_items).toBe(0);
     // A leap second is a well-formed time (it was a 500 here: the parsers differed).
     const leap = await search({ creation_date_range: { start: '2016-12-31T23:59:60Z', end: '2099-12-31t23:59:60.250z' } });

@@ -12,6 +12,32 @@ import { emptyTestDatabase, onPostgres, type TestDatabase } from '../helpers/pos
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture, refund, usd } from './payments-helpers.js';
 
+describe.runIf(onPostgres)('servers starting together on a new PostgreSQL database', () => {
+  it('migrate and bootstrap once: all three serve the same merchant with the same credentials', async () => {
+    const database = await emptyTestDatabase();
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-pg-together-'));
+    const credentialsFile = join(dir, 'credentials.json');
+    const started = await Promise.allSettled(
+      [0, 1, 2].map(() => startServer({ dbPath: database.url, credentialsFile, logLevel: 'silent', config: { jobIntervalMs: 3_600_000 } })),
+    );
+    try {
+      expect(started.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const servers = started.map((outcome) => (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof startServer>>>).value);
+      const [first, ...others] = servers;
+      for (const other of others) {
+        expect(other.defaultCredentials).toEqual(first!.defaultCredentials);
+        expect(other.adminKey).toBe(first!.adminKey);
+      }
+      const accounts = await first!.db.selectFrom('accounts').select('id').execute();
+      expect(accounts).toHaveLength(1);
+    } finally {
+      for (const outcome of started) if (outcome.status === 'fulfilled') await outcome.value.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(onPostgres)('a server on PostgreSQL', () => {
   let database: TestDatabase;
   let dir: string;

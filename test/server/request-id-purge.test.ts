@@ -3,6 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiredRequestIds } from '../../src/server/http/idempotency.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture, usd } from './payments-helpers.js';
 
@@ -48,7 +49,8 @@ describe('request id retention', () => {
     expect((await capture(t, await authorize(t, '50.00', 'USD', { token: merchant.token }), usd('2.00'), { 'service-request-id': 'old-key' }, merchant.token)).status).toBe(200);
   });
 
-  it('finds an account’s expired ids through the (account_id, expires_at) index', async () => {
+  // SQLite's query planner (EXPLAIN QUERY PLAN on the file).
+  it.skipIf(onPostgres)('finds an account’s expired ids through the (account_id, expires_at) index', async () => {
     const { sql, parameters } = expiredRequestIds(t.server.db, t.merchant.payer_id, new Date()).compile();
     const reader = new BetterSqlite3(t.dbPath, { readonly: true });
     try {

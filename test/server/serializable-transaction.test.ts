@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type OpenedDatabase } from '../../src/server/db/connection.js';
 import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import type { Storage, TxOptions } from '../../src/server/db/storage.js';
+import { onPostgres } from '../helpers/postgres.js';
 
 let dir: string;
 let opened: OpenedDatabase;
@@ -46,7 +47,8 @@ function otherCanWrite(): boolean {
 const valueOf = (key: string): string | undefined =>
   (other.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
 
-describe('an exclusive transaction', () => {
+// SQLite only (the SQLite half runs it): the write lock of a SQLite file (postgres-storage.test.ts covers the advisory lock).
+describe.skipIf(onPostgres)('an exclusive transaction', () => {
   it('holds the write lock from its first read until it ends', async () => {
     const seen = await storage.transaction({ name: 'test', exclusive: 'test' }, async (trx) => {
       const row = await trx.selectFrom('settings').select('value').where('key', '=', 'a').executeTakeFirst();
@@ -65,7 +67,8 @@ describe('an exclusive transaction', () => {
   });
 });
 
-describe('every kind of transaction', () => {
+// SQLite only (the SQLite half runs it): SQLite's storage on a file (postgres-storage.test.ts covers PostgreSQL's guard).
+describe.skipIf(onPostgres)('every kind of transaction', () => {
   const kinds: Array<[string, TxOptions]> = [
     ['plain', { name: 'test' }],
     ['exclusive', { name: 'test', exclusive: 'test' }],
@@ -98,7 +101,8 @@ describe('every kind of transaction', () => {
   });
 });
 
-describe('a batch transaction', () => {
+// SQLite only (the SQLite half runs it): group commit is SQLite's.
+describe.skipIf(onPostgres)('a batch transaction', () => {
   /** Four batch transactions started in one turn, the third refused: what each storage commits. */
   async function fourAtOnce(on: Storage, prefix: string): Promise<{ statuses: string[]; batches: number; requests: number; stored: unknown[] }> {
     const before = on.stats();

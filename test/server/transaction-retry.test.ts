@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { isRetryableTransactionError, withTransactionRetry, type RetryPolicy } from '../../src/server/db/retry.js';
 import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
+import { onPostgres } from '../helpers/postgres.js';
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -94,7 +95,8 @@ describe('withTransactionRetry', () => {
   });
 });
 
-describe('storage.transaction on SQLite', () => {
+// SQLite only (the SQLite half runs it): SQLite's storage (postgres-storage.test.ts retries a real deadlock).
+describe.skipIf(onPostgres)('storage.transaction on SQLite', () => {
   it('retries its own transaction on SQLITE_BUSY, rolling back the failed try', async () => {
     const opened = openDatabase(':memory:');
     try {

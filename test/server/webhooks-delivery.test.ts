@@ -4,12 +4,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeEvent } from '../../src/server/core/events.js';
 import { cryptoIds } from '../../src/server/core/ids.js';
-import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
-import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import { startServer } from '../../src/server/index.js';
 import { MAX_IN_FLIGHT, PER_RECEIVER_IN_FLIGHT } from '../../src/server/notifications/dispatcher.js';
 import { guardedLookup } from '../../src/server/notifications/url-guard.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, retryAfterSeconds } from '../../src/server/notifications/retry-schedule.js';
+import { openStorageAt } from '../helpers/postgres.js';
 import { httpRequest, startTestServer, type TestServer } from '../helpers/server.js';
 import {
   deliveries,
@@ -309,8 +308,8 @@ describe('durability', () => {
       await first.server.close();
 
       // An event committed while no dispatcher ran (as if the server died right after the commit).
-      const opened = openDatabase(dbPath);
-      const unqueued = await createSqliteStorage(opened.db, { groupCommit: false }).transaction({ name: 'test' }, (trx) =>
+      const storage = await openStorageAt(dbPath);
+      const unqueued = await storage.transaction({ name: 'test' }, (trx) =>
         writeEvent(
           trx,
           { ids: cryptoIds, now: new Date(), baseUrl: first.url },
@@ -324,7 +323,7 @@ describe('durability', () => {
           },
         ),
       );
-      await closeDatabase(opened);
+      await storage.close();
 
       up = await startReceiver(() => ({ status: 200 }), port);
       restarted = await startServer({ dbPath, logLevel: 'silent' });

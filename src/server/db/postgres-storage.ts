@@ -98,7 +98,8 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
   return createPostgresStorage(db, options.retry ?? DEFAULT_RETRY_POLICY);
 }
 
-async function checkServer(db: Db, url: string): Promise<void> {
+/** Refuses a server older than PostgreSQL 15, or one that cannot be reached (the URL shown without its password). */
+export async function checkServer(db: Db, url: string): Promise<void> {
   let version: { num: string; text: string } | undefined;
   try {
     const result = await sql<{ num: string; text: string }>`SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS text`.execute(db);

@@ -246,18 +246,21 @@ function searchQuery(db: Queryable, accountId: string, search: InvoiceSearch) {
   let query = db.selectFrom('invoices').where('account_id', '=', accountId);
   if (search.matchNothing) query = query.where(sql<boolean>`1 = 0`);
   const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // Case-insensitive on both databases: SQLite's LIKE ignores ASCII case, PostgreSQL's does not; with
+  // both sides lowered (SQLite lowers ASCII only) the match is the same as SQLite's LIKE alone.
+  const contains = (column: string, text: string) => sql<boolean>`lower(${sql.ref(column)}) LIKE lower(${like(text)}) ESCAPE '\\'`;
   if (search.recipientEmail !== undefined) query = query.where(sql<boolean>`lower(recipient_email) = lower(${search.recipientEmail})`);
   if (search.recipientFirstName !== undefined)
-    query = query.where(sql<boolean>`recipient_given_name LIKE ${like(search.recipientFirstName)} ESCAPE '\\'`);
+    query = query.where(contains('recipient_given_name', search.recipientFirstName));
   if (search.recipientLastName !== undefined)
-    query = query.where(sql<boolean>`recipient_surname LIKE ${like(search.recipientLastName)} ESCAPE '\\'`);
+    query = query.where(contains('recipient_surname', search.recipientLastName));
   if (search.recipientBusinessName !== undefined)
-    query = query.where(sql<boolean>`recipient_business_name LIKE ${like(search.recipientBusinessName)} ESCAPE '\\'`);
+    query = query.where(contains('recipient_business_name', search.recipientBusinessName));
   if (search.invoiceNumber !== undefined) query = query.where('invoice_number', '=', search.invoiceNumber);
   if (search.statuses !== undefined && search.statuses.length > 0) query = query.where('status', 'in', search.statuses);
   if (search.reference !== undefined) query = query.where('reference', '=', search.reference);
   if (search.currency !== undefined) query = query.where('currency', '=', search.currency);
-  if (search.memo !== undefined) query = query.where(sql<boolean>`memo LIKE ${like(search.memo)} ESCAPE '\\'`);
+  if (search.memo !== undefined) query = query.where(contains('memo', search.memo));
   if (search.totalRange !== undefined) {
     query = query.where('total_minor', '>=', search.totalRange.lower).where('total_minor', '<=', search.totalRange.upper);
   }
@@ -309,19 +312,18 @@ export async function accountsWithScheduledInvoices(db: Queryable): Promise<stri
   return rows.map((row) => row.account_id);
 }
 
-/** Takes the account's next invoice number from its counter. */
+/**
+ * Takes the account's next invoice number from its counter: one statement, so two transactions
+ * taking numbers at once (PostgreSQL, READ COMMITTED) get two numbers (the second waits on the row).
+ */
 export async function nextCounterValue(db: Queryable, accountId: string): Promise<bigint> {
-  await db
+  const row = await db
     .insertInto('invoice_number_counters')
     .values({ account_id: accountId, last_number: 1n })
     .onConflict((conflict) =>
       conflict.column('account_id').doUpdateSet((eb) => ({ last_number: eb('invoice_number_counters.last_number', '+', 1n) })),
     )
-    .execute();
-  const row = await db
-    .selectFrom('invoice_number_counters')
-    .select('last_number')
-    .where('account_id', '=', accountId)
+    .returning('last_number')
     .executeTakeFirstOrThrow();
   return row.last_number;
 }
