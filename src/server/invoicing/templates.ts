@@ -72,6 +72,10 @@ function systemTemplates(): Array<{ name: string; unit: string; hideQuantity: bo
 /** Seeds the three system templates unless the account has them (idempotent). */
 export async function ensureSystemTemplates(db: Queryable, ids: IdGenerator, accountId: string, now: Date): Promise<void> {
   if ((await store.countTemplates(db, accountId, true)) > 0) return;
+  // Seeding reads the account's names, then inserts: under the account's lock, counted again (two
+  // first reads at once, on two replicas: the second finds the first's templates and stops here).
+  await lockAccount(db, accountId);
+  if ((await store.countTemplates(db, accountId, true)) > 0) return;
   const account = await db.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
   if (!account) return;
   const time = isoSeconds(now);
@@ -106,8 +110,8 @@ export async function ensureSystemTemplates(db: Queryable, ids: IdGenerator, acc
       unit_of_measure: template.unit,
     };
     const taken = await store.findTemplateByName(db, accountId, template.name);
-    // Two first reads at once (two replicas) both seed: the second's rows meet the first's names
-    // on the unique index (account, name) and are left out, instead of failing the read.
+    // Should two seeders still meet, the second's rows are left out on the unique index (account,
+    // name) instead of failing the read.
     await db
       .insertInto('invoice_templates')
       .values({
