@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope, markTransactionScope } from './driver.js';
+import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
@@ -139,6 +140,7 @@ export const postgresAudit: AuditEngine = {
 
 export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
   let committed = 0;
+  const withLease = jobLeaseRunner(newLeaseOwner());
   const runOnce = <T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> =>
     db
       .transaction()
@@ -160,9 +162,9 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
       committed += 1;
       return result;
     },
-    withJobLease: async (_name, _ttlMs, work) => {
-      await work();
-      return true;
+    // Every replica on the database runs the same jobs: the lease is a row (db/job-leases.ts).
+    withJobLease(name, ttlMs, work) {
+      return withLease(storage, name, ttlMs, work);
     },
     generation: undefined,
     processCaches: false,

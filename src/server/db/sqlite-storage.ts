@@ -86,7 +86,7 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
     },
     // Other processes may serve the same file: the lease is a row (db/job-leases.ts).
     withJobLease(name, ttlMs, work) {
-      return withLease(this, name, ttlMs, work);
+      return withLease(storage, name, ttlMs, work);
     },
     generation,
     // Every write through this connection and every other connection's commit moves `generation`.

@@ -39,7 +39,7 @@ export interface ServeOptions {
   configDir?: string;
   /** Let serve write the "local" profile into the config folder (by default --no-save-profile). */
   saveProfile?: boolean;
-  /** More `payctl serve` arguments (after the ones above). */
+  /** More `payctl serve` flags (e.g. --signing-key-secret for a second server on a PostgreSQL database). */
   extraArgs?: readonly string[];
   /** More environment variables for the process. */
   env?: Readonly<Record<string, string>>;
