@@ -120,6 +120,31 @@ describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file
     expect((await m.onA('GET', '/_payctl/clock')).body.offset_seconds).toBe(31 * DAY_SECONDS);
   });
 
+  it("acts on B, through a platform's assertion, on the merchant's clock as A moved it", async () => {
+    const m = await merchant();
+    const platform = await a.createMerchant();
+    const consent = await httpRequest(`${a.url}/_payctl/consents`, 'POST', {
+      token: a.adminKey,
+      body: { platform_client_id: platform.client_id, payer_id: m.payer_id },
+    });
+    expect(consent.status).toBe(201);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const assertion = `${part({ alg: 'none' })}.${part({ iss: platform.client_id, payer_id: m.payer_id })}.`;
+    const orderOnB = async () => {
+      const made = await on(b, platform.token)('POST', '/v2/checkout/orders', {
+        body: { intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'USD', value: '1.00' } }] },
+        headers: { 'paypal-auth-assertion': assertion, 'paypal-request-id': randomUUID(), ...FULL },
+      });
+      expect(made.status).toBe(201);
+      return Date.parse(made.body.create_time);
+    };
+    // B acts for the merchant before the move (and so has met its clock)...
+    expect(Math.abs((await orderOnB()) - Date.now())).toBeLessThan(DAY_SECONDS * 1000);
+    expect((await m.onA('POST', '/_payctl/clock', { body: { advance_seconds: 10 * DAY_SECONDS } })).status).toBe(200);
+    // ...and after it, on the merchant's clock as the database has it (ten days on).
+    expect((await orderOnB()) - Date.now()).toBeGreaterThan(9 * DAY_SECONDS * 1000);
+  });
+
   it("runs B's jobs on a clock another process moved", async () => {
     const m = await merchant();
     const authId = await authorize(a, '10.00', 'USD', { token: m.token });
