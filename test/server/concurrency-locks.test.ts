@@ -22,7 +22,7 @@ afterAll(async () => {
   const broken: Array<{ name: string; violations: unknown[] }> = [];
   try {
     for (const check of AUDIT_CHECKS.filter((item) => !invoiceChecks.has(item.name))) {
-      const { rows } = await check.query(null).execute(t.server.db);
+      const { rows } = await check.query(null, t.server.deps.storage.dialect).execute(t.server.db);
       if (rows.length > 0) broken.push({ name: check.name, violations: rows });
     }
   } finally {

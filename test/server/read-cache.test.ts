@@ -3,7 +3,7 @@
 import { request as httpGet } from 'node:http';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onPostgres, sqliteOnly } from '../helpers/postgres.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { latestEventSeq, readCursor } from '../../src/server/notifications/store.js';
 import { authorize, capturedPayment, refund, usd } from './payments-helpers.js';
@@ -33,7 +33,7 @@ async function dispatcherCaughtUp(t: TestServer): Promise<void> {
 }
 
 // SQLite's own machinery (the file's generation, another connection to it): no cache on PostgreSQL.
-describe.skipIf(sqliteOnly)('kept answers on a file database', () => {
+describe.skipIf(onPostgres)('kept answers on a file database', () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer();
