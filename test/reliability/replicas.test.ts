@@ -335,10 +335,11 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
     });
   });
 
-  // Known failing (jobs, webhook delivery leases): under this load a replica's lease runs out
-  // between an attempt and its record, so another replica delivers the event again: 156 and 4,845
-  // of 10,000 events received twice in two runs (0 in a third), each time exactly as many as the
-  // replica logged "webhook attempts not recorded: ... its lease ran out".
+  // Known failing under load (jobs, webhook delivery leases): a replica's lease can run out between
+  // an attempt and its record, and another replica then delivers the event again. Before the last
+  // merge of jobs, at load average 11-16: 156 and 4,845 of 10,000 events received twice (0 in two
+  // other runs), each time exactly as many as the replica logged "webhook attempts not recorded:
+  // ... its lease ran out". After it, at load ~8: 0 twice in 3 of 3 runs.
   itKnownFailing('10,000 webhook events with three replicas: each delivered, none twice', async () => {
     const receiver = await startEventReceiver();
     const client = spread(4);
