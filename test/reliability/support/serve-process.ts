@@ -1,5 +1,6 @@
-// The BUILT `payctl serve` as a child process on 127.0.0.1: start it on a database file, kill it
-// (SIGKILL for crashes, SIGTERM for a clean stop), start it again on the same file.
+// The BUILT `payctl serve` as a child process on 127.0.0.1: start it on a database file (or a
+// postgres:// URL), kill it (SIGKILL for crashes, SIGTERM for a clean stop), start it again on the
+// same database.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ export const DEFAULT_CREDENTIALS: ServeCredentials = {
 };
 
 export interface ServeOptions {
+  /** The --db value: a SQLite file, or a postgres:// URL. */
   dbPath: string;
   credentials?: ServeCredentials;
   /** Milliseconds to wait for the JSON line and the first healthy answer. */
@@ -39,6 +41,8 @@ export interface ServeOptions {
   saveProfile?: boolean;
   /** More `payctl serve` flags (e.g. --signing-key-secret for a second server on a PostgreSQL database). */
   extraArgs?: readonly string[];
+  /** More environment variables for the process. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ServeProcess {
@@ -100,6 +104,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     env: {
       PATH: process.env.PATH, HOME: configDir, PAYCTL_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1',
       ...(options.defaultDataDir ? { PAYCTL_DATA_DIR: dirname(options.dbPath) } : {}),
+      ...(options.env ?? {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

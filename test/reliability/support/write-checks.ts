@@ -1,9 +1,9 @@
-// Checks a journal of writes (see mixed-load.ts) against a server and its database file:
-// acknowledged writes are there with their amounts, lost ones resent with their request id take
-// effect once, and the database holds exactly the effects that were answered, nothing more.
+// Checks a journal of writes (see mixed-load.ts) against a server and its database (a SQLite file
+// or a PostgreSQL URL): acknowledged writes are there with their amounts, lost ones resent with
+// their request id take effect once, and the database holds exactly the answered effects.
 
 import { isDeepStrictEqual } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
+import { inspect, jsonColumn, type DbInspector } from './db-inspect.js';
 import { mapConcurrent, type Answer, type LoadClient } from './http.js';
 import { usdValue, type WriteKind, type WriteRecord } from './mixed-load.js';
 
@@ -138,15 +138,16 @@ export async function resendTwice(client: LoadClient, token: string, record: Wri
   return { record, first, second, same: statusesAgree && isDeepStrictEqual(comparable(first), comparable(second)) };
 }
 
-/** Request ids the server has stored an answer for (committed), among `requestIds`. */
-export function committedRequestIds(dbPath: string, accountId: string, requestIds: readonly string[]): Set<string> {
-  const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    const statement = db.prepare('SELECT request_key FROM idempotency_keys WHERE account_id = ? AND request_key = ?').pluck();
-    return new Set(requestIds.filter((id) => statement.get(accountId, id) !== undefined));
-  } finally {
-    db.close();
-  }
+/** Request ids the server has stored an answer for (committed), among `requestIds`. `db`: a SQLite file or a postgres:// URL. */
+export async function committedRequestIds(db: string, accountId: string, requestIds: readonly string[]): Promise<Set<string>> {
+  return inspect(db, async (inspector) => {
+    const committed = new Set<string>();
+    for (const id of requestIds) {
+      const found = await inspector.column('SELECT request_key FROM idempotency_keys WHERE account_id = ? AND request_key = ?', accountId, id);
+      if (found.length > 0) committed.add(id);
+    }
+    return committed;
+  });
 }
 
 function compareSets(what: string, stored: Iterable<string>, answered: Iterable<string | undefined>, problems: string[]): void {
@@ -161,61 +162,58 @@ function compareSets(what: string, stored: Iterable<string>, answered: Iterable<
 /**
  * The account's rows against the answered effects (acknowledged, or resent with a 2xx): every id
  * stored was named by exactly the answers, captured and refunded sums agree, one TOP_UP movement
- * per top-up. Run once nothing else writes for the account.
+ * per top-up. Run once nothing else writes for the account. `db`: a SQLite file or a postgres:// URL.
  */
-export function exactlyOnceProblems(dbPath: string, accountId: string, effects: readonly Effect[]): string[] {
+export async function exactlyOnceProblems(db: string, accountId: string, effects: readonly Effect[]): Promise<string[]> {
+  return inspect(db, (inspector) => exactlyOnceProblemsIn(inspector, accountId, effects));
+}
+
+async function exactlyOnceProblemsIn(db: DbInspector, accountId: string, effects: readonly Effect[]): Promise<string[]> {
   const problems: string[] = [];
   const of = (kind: WriteKind) => effects.filter((effect) => effect.kind === kind);
-  const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    const ids = (query: string) => db.prepare(query).pluck().all(accountId) as string[];
-    compareSets('orders', ids('SELECT id FROM orders WHERE account_id = ?'), of('order.create').map((e) => e.id), problems);
-    compareSets('authorizations', ids('SELECT id FROM authorizations WHERE account_id = ?'), of('order.authorize').map((e) => e.id), problems);
-    compareSets('voided authorizations', ids("SELECT id FROM authorizations WHERE account_id = ? AND status = 'VOIDED'"), of('authorization.void').map((e) => e.parent), problems);
-    compareSets('captures', ids('SELECT id FROM captures WHERE account_id = ?'), of('authorization.capture').map((e) => e.id), problems);
-    compareSets('refunds', ids('SELECT id FROM refunds WHERE account_id = ?'), of('capture.refund').map((e) => e.id), problems);
-    compareSets('invoices', ids('SELECT id FROM invoices WHERE account_id = ?'), of('invoice.create').map((e) => e.id), problems);
-    compareSets('sent invoices', ids("SELECT id FROM invoices WHERE account_id = ? AND status <> 'DRAFT'"), of('invoice.send').map((e) => e.parent), problems);
-    compareSets('payout batches', ids('SELECT id FROM payout_batches WHERE account_id = ?'), of('payout.create').map((e) => e.id), problems);
-    compareSets('returned payout items', ids("SELECT id FROM payout_items WHERE account_id = ? AND status = 'RETURNED'"), of('payout-item.cancel').map((e) => e.id), problems);
+  const ids = (query: string) => db.column<string>(query, accountId);
+  compareSets('orders', await ids('SELECT id FROM orders WHERE account_id = ?'), of('order.create').map((e) => e.id), problems);
+  compareSets('authorizations', await ids('SELECT id FROM authorizations WHERE account_id = ?'), of('order.authorize').map((e) => e.id), problems);
+  compareSets('voided authorizations', await ids("SELECT id FROM authorizations WHERE account_id = ? AND status = 'VOIDED'"), of('authorization.void').map((e) => e.parent), problems);
+  compareSets('captures', await ids('SELECT id FROM captures WHERE account_id = ?'), of('authorization.capture').map((e) => e.id), problems);
+  compareSets('refunds', await ids('SELECT id FROM refunds WHERE account_id = ?'), of('capture.refund').map((e) => e.id), problems);
+  compareSets('invoices', await ids('SELECT id FROM invoices WHERE account_id = ?'), of('invoice.create').map((e) => e.id), problems);
+  compareSets('sent invoices', await ids("SELECT id FROM invoices WHERE account_id = ? AND status <> 'DRAFT'"), of('invoice.send').map((e) => e.parent), problems);
+  compareSets('payout batches', await ids('SELECT id FROM payout_batches WHERE account_id = ?'), of('payout.create').map((e) => e.id), problems);
+  compareSets('returned payout items', await ids("SELECT id FROM payout_items WHERE account_id = ? AND status = 'RETURNED'"), of('payout-item.cancel').map((e) => e.id), problems);
 
-    const sums = (kind: WriteKind) => {
-      const total = new Map<string, number>();
-      for (const effect of of(kind)) if (effect.parent) total.set(effect.parent, (total.get(effect.parent) ?? 0) + (effect.cents ?? 0));
-      return total;
-    };
-    const captured = sums('authorization.capture');
-    for (const row of db.prepare('SELECT id, captured_minor FROM authorizations WHERE account_id = ?').all(accountId) as Array<{ id: string; captured_minor: number }>) {
-      if (row.captured_minor !== (captured.get(row.id) ?? 0)) problems.push(`authorization ${row.id}: captured ${row.captured_minor}, answered captures ${captured.get(row.id) ?? 0}`);
-    }
-    const refunded = sums('capture.refund');
-    for (const row of db.prepare('SELECT id, refunded_minor FROM captures WHERE account_id = ?').all(accountId) as Array<{ id: string; refunded_minor: number }>) {
-      if (row.refunded_minor !== (refunded.get(row.id) ?? 0)) problems.push(`capture ${row.id}: refunded ${row.refunded_minor}, answered refunds ${refunded.get(row.id) ?? 0}`);
-    }
-    const paid = sums('invoice.payment');
-    const invoiceRefunds = sums('invoice.refund');
-    const payments = new Map<string, Set<string>>();
-    for (const effect of [...of('invoice.payment'), ...of('invoice.refund')]) {
-      const key = `${effect.kind}:${effect.parent}`;
-      payments.set(key, (payments.get(key) ?? new Set()).add(effect.id ?? '?'));
-    }
-    const invoiceRows = db.prepare('SELECT id, paid_minor, refunded_minor, transactions FROM invoices WHERE account_id = ?').all(accountId) as Array<{
-      id: string;
-      paid_minor: number;
-      refunded_minor: number;
-      transactions: string;
-    }>;
-    for (const row of invoiceRows) {
-      if (row.paid_minor !== (paid.get(row.id) ?? 0)) problems.push(`invoice ${row.id}: paid ${row.paid_minor}, answered payments ${paid.get(row.id) ?? 0}`);
-      if (row.refunded_minor !== (invoiceRefunds.get(row.id) ?? 0)) problems.push(`invoice ${row.id}: refunded ${row.refunded_minor}, answered refunds ${invoiceRefunds.get(row.id) ?? 0}`);
-      const stored = JSON.parse(row.transactions) as { payments: Array<{ payment_id: string }>; refunds: Array<{ refund_id: string }> };
-      compareSets(`invoice ${row.id} payments`, stored.payments.map((p) => p.payment_id), payments.get(`invoice.payment:${row.id}`) ?? [], problems);
-      compareSets(`invoice ${row.id} refunds`, stored.refunds.map((r) => r.refund_id), payments.get(`invoice.refund:${row.id}`) ?? [], problems);
-    }
-    const topUps = db.prepare("SELECT COUNT(*) FROM balance_movements WHERE account_id = ? AND kind = 'TOP_UP'").pluck().get(accountId) as number;
-    if (topUps !== of('balance.top-up').length) problems.push(`top-ups: ${topUps} movements for ${of('balance.top-up').length} answered top-ups`);
-  } finally {
-    db.close();
+  const sums = (kind: WriteKind) => {
+    const total = new Map<string, number>();
+    for (const effect of of(kind)) if (effect.parent) total.set(effect.parent, (total.get(effect.parent) ?? 0) + (effect.cents ?? 0));
+    return total;
+  };
+  const captured = sums('authorization.capture');
+  for (const row of await db.all<{ id: string; captured_minor: number }>('SELECT id, captured_minor FROM authorizations WHERE account_id = ?', accountId)) {
+    if (row.captured_minor !== (captured.get(row.id) ?? 0)) problems.push(`authorization ${row.id}: captured ${row.captured_minor}, answered captures ${captured.get(row.id) ?? 0}`);
   }
+  const refunded = sums('capture.refund');
+  for (const row of await db.all<{ id: string; refunded_minor: number }>('SELECT id, refunded_minor FROM captures WHERE account_id = ?', accountId)) {
+    if (row.refunded_minor !== (refunded.get(row.id) ?? 0)) problems.push(`capture ${row.id}: refunded ${row.refunded_minor}, answered refunds ${refunded.get(row.id) ?? 0}`);
+  }
+  const paid = sums('invoice.payment');
+  const invoiceRefunds = sums('invoice.refund');
+  const payments = new Map<string, Set<string>>();
+  for (const effect of [...of('invoice.payment'), ...of('invoice.refund')]) {
+    const key = `${effect.kind}:${effect.parent}`;
+    payments.set(key, (payments.get(key) ?? new Set()).add(effect.id ?? '?'));
+  }
+  const invoiceRows = await db.all<{ id: string; paid_minor: number; refunded_minor: number; transactions: unknown }>(
+    'SELECT id, paid_minor, refunded_minor, transactions FROM invoices WHERE account_id = ?',
+    accountId,
+  );
+  for (const row of invoiceRows) {
+    if (row.paid_minor !== (paid.get(row.id) ?? 0)) problems.push(`invoice ${row.id}: paid ${row.paid_minor}, answered payments ${paid.get(row.id) ?? 0}`);
+    if (row.refunded_minor !== (invoiceRefunds.get(row.id) ?? 0)) problems.push(`invoice ${row.id}: refunded ${row.refunded_minor}, answered refunds ${invoiceRefunds.get(row.id) ?? 0}`);
+    const stored = jsonColumn<{ payments: Array<{ payment_id: string }>; refunds: Array<{ refund_id: string }> }>(row.transactions);
+    compareSets(`invoice ${row.id} payments`, stored.payments.map((p) => p.payment_id), payments.get(`invoice.payment:${row.id}`) ?? [], problems);
+    compareSets(`invoice ${row.id} refunds`, stored.refunds.map((r) => r.refund_id), payments.get(`invoice.refund:${row.id}`) ?? [], problems);
+  }
+  const [topUps] = await db.column<number>("SELECT COUNT(*) FROM balance_movements WHERE account_id = ? AND kind = 'TOP_UP'", accountId);
+  if (topUps !== of('balance.top-up').length) problems.push(`top-ups: ${topUps} movements for ${of('balance.top-up').length} answered top-ups`);
   return problems;
 }
