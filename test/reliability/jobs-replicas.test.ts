@@ -7,7 +7,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRequest, startTestServer, type HttpResult, type Merchant, type RequestOptions, type TestServer } from '../helpers/server.js';
-import { authorize } from '../server/payments-helpers.js';
+import { authorize, capturedPayment } from '../server/payments-helpers.js';
 import { emitEvent, startReceiver, subscribe, waitUntil, type Receiver } from '../server/webhooks-support.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { LEASE_MS } from '../../src/server/notifications/dispatcher.js';
@@ -81,7 +81,8 @@ const countRows = async (t: TestServer, sqlText: string): Promise<number> => {
 describe('two servers on one database', () => {
   it('delivers each of 2,000 events once, in order per resource, whichever server wrote or sent it', async () => {
     const a = await firstServer();
-    receiver = await startReceiver();
+    // Answers take a little while, so that neither server can take the whole backlog alone.
+    receiver = await startReceiver(() => ({ status: 200, delayMs: 20 }));
     await subscribe(a, receiver.url);
     const b = await secondServer(a);
     const RESOURCES = 200;
@@ -219,6 +220,26 @@ describe('two servers on one database', () => {
     expect(new Set(messages.map((row) => row.to_address))).toEqual(new Set(['payer@example.com']));
     const statuses = await a.server.db.selectFrom('invoices').select('status').where('id', 'in', ids).execute();
     expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'SENT'));
+  }, 60_000);
+
+  it('settles a passed dispute deadline once: one resolution and one reversal each when both servers sweep at once', async () => {
+    const a = await firstServer();
+    const disputes: Array<{ id: string; captureId: string }> = [];
+    for (let i = 0; i < 10; i += 1) {
+      const { captureId } = await capturedPayment(a, '20.00');
+      const opened = await a.request('POST', '/_payctl/disputes', { body: { disputed_transaction_id: captureId, reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED' } });
+      expect(opened.status, opened.text).toBe(201);
+      disputes.push({ id: opened.body.dispute_id as string, captureId });
+    }
+    const b = await secondServer(a);
+    // The seller never answers: after 10 days each dispute is resolved for the buyer, and the payment reversed.
+    await advanceBoth(a, b, a.merchant, 11 * 86_400);
+    const ids = disputes.map((dispute) => dispute.id);
+    const resolved = await a.server.db.selectFrom('events').select('resource_id').where('event_type', '=', 'CUSTOMER.DISPUTE.RESOLVED').where('resource_id', 'in', ids).execute();
+    expect(resolved.map((row) => row.resource_id).sort()).toEqual([...ids].sort());
+    const reversals = await a.server.db.selectFrom('balance_movements').select('reference_id').where('kind', '=', 'REVERSAL').execute();
+    expect(reversals).toHaveLength(ids.length);
+    expect(new Set(reversals.map((row) => row.reference_id)).size).toBe(ids.length);
   }, 60_000);
 
   it('a server killed (SIGKILL) with deliveries leased: the other delivers them once the leases run out', async () => {

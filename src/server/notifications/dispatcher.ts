@@ -95,6 +95,11 @@ export class Dispatcher {
   /** Finished attempts not yet written; their deliveries must not be read again meanwhile. */
   #finished: Finished[] = [];
   readonly #unrecorded = new Set<string>();
+  /**
+   * Deliveries whose attempts were recorded since the current read began: a claim that ran before
+   * the record committed returns them as they were (attempt count, due time), so they are not queued.
+   */
+  readonly #recordedSinceRead = new Set<string>();
   #recording: Promise<void> | undefined;
   #recordAgain = false;
   #recordTimer: NodeJS.Timeout | undefined;
@@ -238,6 +243,7 @@ export class Dispatcher {
   private async readDue(): Promise<void> {
     if (!this.#readWanted) return;
     this.#readWanted = false;
+    this.#recordedSinceRead.clear();
     const exclude = [...this.#inFlight.keys(), ...this.#unrecorded];
     for (const accountId of await this.accounts()) {
       if (this.#stopped) return;
@@ -254,12 +260,16 @@ export class Dispatcher {
   }
 
   /** Claims (leases) up to READ_BATCH due deliveries of one account, in one short transaction. */
-  private claim(accountId: string, now: string, excludeIds: readonly string[], excludeReceivers: readonly string[]): Promise<store.DueDelivery[]> {
+  private async claim(accountId: string, now: string, excludeIds: readonly string[], excludeReceivers: readonly string[]): Promise<store.DueDelivery[]> {
     const nowMs = Date.now();
     const lease = { owner: this.#owner, nowMs, untilMs: nowMs + LEASE_MS };
-    return this.deps.storage.transaction({ name: 'webhooks.claim' }, async (trx) => {
-      return store.claimDueDeliveries(trx, accountId, now, READ_BATCH, excludeIds, excludeReceivers, lease);
-    });
+    const rows = await this.deps.storage.transaction({ name: 'webhooks.claim' }, (trx) =>
+      store.claimDueDeliveries(trx, accountId, now, READ_BATCH, excludeIds, excludeReceivers, lease),
+    );
+    const current = rows.filter((row) => !this.#recordedSinceRead.has(row.id));
+    // Stale copies are claimed (ours) but not queued: the next read claims them again as they are now.
+    if (current.length < rows.length) this.#readWanted = true;
+    return current;
   }
 
   /** Gives back the leases of deliveries this server will not attempt now (it is stopping). */
@@ -430,7 +440,15 @@ export class Dispatcher {
           // The deliveries stay as they were and are attempted again.
           this.deps.log.error({ err: error }, 'recording webhook attempts failed');
         }
-        for (const { attempt } of batch) this.#unrecorded.delete(attempt.delivery_id);
+        for (const { attempt } of batch) {
+          this.#unrecorded.delete(attempt.delivery_id);
+          this.#recordedSinceRead.add(attempt.delivery_id);
+        }
+        // A copy queued by a claim that ran while the attempt was being recorded is stale.
+        if (batch.some(({ attempt }) => this.#queuedIds.has(attempt.delivery_id))) {
+          const recorded = new Set(batch.map(({ attempt }) => attempt.delivery_id));
+          this.forget((delivery) => recorded.has(delivery.id));
+        }
         if (batch.some(({ sequenced }) => sequenced)) this.#readWanted = true;
       } while (this.#recordAgain || this.#finished.length > 0);
     })().finally(() => {
