@@ -147,14 +147,4 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   return flags as unknown as ServeFlags;
 }
 
-/** The database as `payctl serve` prints it: a URL's password is never shown. */
-export function databaseForDisplay(target: string): string {
-  if (!/^postgres(?:ql)?:\/\//i.test(target)) return target;
-  try {
-    const url = new URL(target);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
+export { databaseForDisplay } from './database-url.js';

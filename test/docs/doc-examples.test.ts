@@ -24,8 +24,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { emptyTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../commands/cli-harness.js';
 import { docFiles, examplesOf, POSTGRES_EXAMPLE_URL, type DocExample, type UnrunBlock } from './doc-examples.js';
@@ -110,24 +109,8 @@ interface BlockResult {
   stderr: string;
 }
 
-async function withPg<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_PG });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A new, empty database on PAYCTL_TEST_PG (text sorted by byte, as payctl expects); its URL and how to drop it. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `payctl_docs_${randomBytes(6).toString('hex')}`;
-  await withPg((client) => client.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`));
-  const url = new URL(TEST_PG!);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => withPg(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
-}
+const freshDatabase = (): Promise<TestDatabase> => emptyTestDatabase('payctl_docs', TEST_PG);
 
 /** Signals a block's process group (bash and whatever it left in the background); false when none is left. */
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {

@@ -42,9 +42,10 @@ export function databaseUrl(name: string, base: string = testPostgresUrl ?? ''):
   return url.toString();
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  if (testPostgresUrl === undefined) throw new Error('PAYCTL_TEST_PG is not set');
-  const client = new pg.Client({ connectionString: testPostgresUrl });
+/** Runs `work` on a connection to the cluster's maintenance database (to create and drop databases). */
+export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>, serverUrl: string | undefined = testPostgresUrl): Promise<T> {
+  if (serverUrl === undefined) throw new Error('PAYCTL_TEST_PG is not set');
+  const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     return await work(client);
@@ -107,13 +108,17 @@ export async function freshTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** A new database with nothing in it (no migrations), for tests of migrating itself. */
-export async function emptyTestDatabase(): Promise<TestDatabase> {
-  const name = `t_${process.pid}_${randomBytes(5).toString('hex')}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quoted(name)}`));
+/**
+ * A new database with nothing in it (no migrations): for tests of migrating itself, and for servers
+ * started as processes. From template0 with byte-order text (nothing added to template1 on a shared
+ * server leaks in); `drop()` removes it, closing whatever connections are left.
+ */
+export async function emptyTestDatabase(prefix = 't', serverUrl: string | undefined = testPostgresUrl): Promise<TestDatabase> {
+  const name = `${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${randomBytes(5).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quoted(name)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`), serverUrl);
   return {
-    url: databaseUrl(name),
+    url: databaseUrl(name, serverUrl),
     name,
-    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`))),
+    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`)), serverUrl),
   };
 }

@@ -3,6 +3,7 @@
 
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { databaseForDisplay } from '../../lib/database-url.js';
 import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope, markTransactionScope } from './driver.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
@@ -50,15 +51,7 @@ export interface PostgresStorageOptions {
 }
 
 /** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
+export const redactedUrl = databaseForDisplay;
 
 /**
  * Opens a pool on `url` (its `?sslmode=` and other parameters as pg reads them), checks the server,

@@ -90,4 +90,4 @@ export interface Storage {
 }
 
 /** Whether `--db` names a PostgreSQL server rather than a SQLite file. */
-export const isPostgresUrl = (target: string): boolean => /^postgres(?:ql)?:\/\//i.test(target);
+export { isPostgresUrl } from '../../lib/database-url.js';

@@ -1,0 +1,17 @@
+// What `--db` names: a SQLite file (or :memory:) or a PostgreSQL server URL. Shared by the CLI's
+// serve flags and the server, so that both tell them apart, and hide a password, the same way.
+
+/** A `postgres://` or `postgresql://` URL (anything else is a SQLite path). */
+export const isPostgresUrl = (target: string): boolean => /^postgres(?:ql)?:\/\//i.test(target);
+
+/** The database as it may be printed or logged: a URL's password is never shown. */
+export function databaseForDisplay(target: string): string {
+  if (!isPostgresUrl(target)) return target;
+  try {
+    const url = new URL(target);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
