@@ -2,7 +2,8 @@
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
 import { insertRow, prepared } from '../db/prepared.js';
-import type { Queryable, WithSeq } from '../db/schema.js';
+import type { Queryable, Trx, WithSeq } from '../db/schema.js';
+import { beforeCommitStep, takeBeforeCommit, type BeforeCommitStep } from '../db/storage.js';
 
 declare module '../db/schema.js' {
   interface Database {
@@ -63,9 +64,68 @@ const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bi
     ),
 );
 
-/** Adds `amount` (signed minor units) to the balance, creating it at that amount. */
+/**
+ * The balance increments of one transaction, applied right before its COMMIT (db/storage.ts
+ * `BeforeCommitStep`): a merchant's captures all move its one balance row, which each holds locked
+ * from its increment to its COMMIT, so the increment comes last. One upsert per balance row, in
+ * (account, currency) order: balance rows are last in the lock order, by currency.
+ */
+class PendingIncrements implements BeforeCommitStep {
+  readonly sums = new Map<string, { accountId: string; currency: string; amount: bigint }>();
+
+  add(accountId: string, currency: string, amount: bigint): void {
+    const key = `${accountId}\u0000${currency}`;
+    const entry = this.sums.get(key);
+    if (entry) entry.amount += amount;
+    else this.sums.set(key, { accountId, currency, amount });
+  }
+
+  async run(trx: Trx): Promise<void> {
+    for (const increment of this.ordered()) await balanceUpsert.execute(trx, increment);
+  }
+
+  /** The upserts with their values written in: ids and currency codes are plain words, amounts integers. */
+  inlineSql(): string | undefined {
+    const increments = this.ordered();
+    if (!increments.every((increment) => PLAIN_WORD.test(increment.accountId) && PLAIN_WORD.test(increment.currency))) return undefined;
+    return increments
+      .map(
+        ({ accountId, currency, amount }) =>
+          `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${accountId}', '${currency}', ${amount}) ` +
+          `ON CONFLICT (account_id, currency) DO UPDATE SET available_minor = balances.available_minor + ${amount}`,
+      )
+      .join('; ');
+  }
+
+  private ordered() {
+    return [...this.sums.keys()].sort().map((key) => this.sums.get(key)!);
+  }
+}
+
+/** What may be written into SQL text as a quoted literal without escaping. */
+const PLAIN_WORD = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The kind of the ledger's before-commit step. */
+const INCREMENTS = {};
+
+/**
+ * Applies the increments `db`'s transaction deferred so far: every read or write of `balances` other
+ * than an increment goes through here first, so it sees its own transaction's movements.
+ */
+async function applyPending(db: Queryable): Promise<void> {
+  const step = takeBeforeCommit(db, INCREMENTS);
+  if (step !== undefined) await step.run(db as Trx);
+}
+
+/**
+ * Adds `amount` (signed minor units) to the balance, creating it at that amount: at the end of the
+ * caller's transaction when it is one of `Storage.transaction`, at once otherwise. Reads through this
+ * module see it either way.
+ */
 export async function addToBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<void> {
-  await balanceUpsert.execute(db, { accountId, currency, amount });
+  const pending = beforeCommitStep(db, INCREMENTS, () => new PendingIncrements());
+  if (pending !== undefined) pending.add(accountId, currency, amount);
+  else await balanceUpsert.execute(db, { accountId, currency, amount });
 }
 
 /** Records a movement and updates the balance, in the caller's transaction. */
@@ -75,6 +135,7 @@ export async function recordMovement(db: Queryable, movement: Movement): Promise
 }
 
 export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {
+  await applyPending(db);
   const row = await db
     .selectFrom('balances')
     .select('available_minor')
@@ -98,15 +159,18 @@ const balanceForUpdate = prepared<{ accountId: string; currency: string }, { ava
  * for a check of the balance before a movement that takes from it.
  */
 export async function balanceOfForUpdate(db: Queryable, accountId: string, currency: string): Promise<bigint> {
+  await applyPending(db);
   const row = await balanceForUpdate.first(db, { accountId, currency });
   return row?.available_minor ?? 0n;
 }
 
-export function balancesOf(db: Queryable, accountId: string) {
+export async function balancesOf(db: Queryable, accountId: string) {
+  await applyPending(db);
   return db.selectFrom('balances').select(['currency', 'available_minor']).where('account_id', '=', accountId).orderBy('currency').execute();
 }
 
 export async function deleteLedger(db: Queryable, accountId: string): Promise<void> {
+  await applyPending(db);
   await db.deleteFrom('balance_movements').where('account_id', '=', accountId).execute();
   await db.deleteFrom('balances').where('account_id', '=', accountId).execute();
 }
