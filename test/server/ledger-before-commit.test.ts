@@ -122,7 +122,8 @@ describe('ledger increments before commit', () => {
       spy.mockRestore();
     }
     const last = sent.at(-1) ?? '';
-    expect(last).toMatch(/^INSERT INTO balances .*'EUR', 5\).*; INSERT INTO balances .*'USD', 8\).*; COMMIT/);
+    expect(last).toMatch(/^INSERT INTO balance_movements .*'EUR', 5, 'TOP_UP'.*'USD', 8, 'TOP_UP'.*; INSERT INTO balances .*'EUR', 5\).*; INSERT INTO balances .*'USD', 8\).*; COMMIT/);
+    expect(sent.filter((text) => /balance/i.test(text))).toEqual([last]);
     expect(sent.filter((text) => /^\s*commit\s*$/i.test(text))).toEqual([]);
     expect(await storedBalance(storage.db)).toBe(8n);
     expect(await storedBalance(storage.db, 'EUR')).toBe(5n);

@@ -65,12 +65,15 @@ const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bi
 );
 
 /**
- * The balance increments of one transaction, applied right before its COMMIT (db/storage.ts
+ * The ledger writes of one transaction, made right before its COMMIT (db/storage.ts
  * `BeforeCommitStep`): a merchant's captures all move its one balance row, which each holds locked
- * from its increment to its COMMIT, so the increment comes last. One upsert per balance row, in
- * (account, currency) order: balance rows are last in the lock order, by currency.
+ * from its increment to its COMMIT, so the increment comes last. The movements are inserted in the
+ * same step (on PostgreSQL in the same message as the increments and the COMMIT: one round trip
+ * less). One upsert per balance row, in (account, currency) order: balance rows are last in the lock
+ * order, by currency.
  */
-class PendingIncrements implements BeforeCommitStep {
+class PendingLedger implements BeforeCommitStep {
+  readonly movements: MovementRow[] = [];
   readonly sums = new Map<string, { accountId: string; currency: string; amount: bigint }>();
 
   add(accountId: string, currency: string, amount: bigint): void {
@@ -81,20 +84,35 @@ class PendingIncrements implements BeforeCommitStep {
   }
 
   async run(trx: Trx): Promise<void> {
+    for (const row of this.movements) await insertRow(trx, 'balance_movements', row);
     for (const increment of this.ordered()) await balanceUpsert.execute(trx, increment);
   }
 
-  /** The upserts with their values written in: ids and currency codes are plain words, amounts integers. */
+  /**
+   * The same writes with their values written in, or undefined unless every text value is made of
+   * characters that need no escaping in a quoted literal (ids, codes, timestamps); amounts are integers.
+   */
   inlineSql(): string | undefined {
     const increments = this.ordered();
-    if (!increments.every((increment) => PLAIN_WORD.test(increment.accountId) && PLAIN_WORD.test(increment.currency))) return undefined;
-    return increments
-      .map(
-        ({ accountId, currency, amount }) =>
-          `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${accountId}', '${currency}', ${amount}) ` +
+    const texts = [
+      ...this.movements.flatMap((row) => [row.account_id, row.currency, row.kind, row.reference_id, row.create_time]),
+      ...increments.flatMap((increment) => [increment.accountId, increment.currency]),
+    ];
+    if (!texts.every((text) => LITERAL_SAFE.test(text))) return undefined;
+    const statements: string[] = [];
+    if (this.movements.length > 0) {
+      const values = this.movements.map(
+        (row) => `('${row.account_id}', '${row.currency}', ${row.amount_minor}, '${row.kind}', '${row.reference_id}', '${row.create_time}')`,
+      );
+      statements.push(`INSERT INTO balance_movements (account_id, currency, amount_minor, kind, reference_id, create_time) VALUES ${values.join(', ')}`);
+    }
+    for (const { accountId, currency, amount } of increments) {
+      statements.push(
+        `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${accountId}', '${currency}', ${amount}) ` +
           `ON CONFLICT (account_id, currency) DO UPDATE SET available_minor = balances.available_minor + ${amount}`,
-      )
-      .join('; ');
+      );
+    }
+    return statements.join('; ');
   }
 
   private ordered() {
@@ -102,15 +120,17 @@ class PendingIncrements implements BeforeCommitStep {
   }
 }
 
-/** What may be written into SQL text as a quoted literal without escaping. */
-const PLAIN_WORD = /^[A-Za-z0-9_-]{1,64}$/;
+/** Text that may be written into SQL as a quoted literal as it is: no quote, no backslash, nothing else. */
+const LITERAL_SAFE = /^[A-Za-z0-9_.:+-]{1,64}$/;
 
 /** The kind of the ledger's before-commit step. */
 const INCREMENTS = {};
 
+const pendingOf = (db: Queryable) => beforeCommitStep(db, INCREMENTS, () => new PendingLedger());
+
 /**
- * Applies the increments `db`'s transaction deferred so far: every read or write of `balances` other
- * than an increment goes through here first, so it sees its own transaction's movements.
+ * Writes what `db`'s transaction deferred so far: every other read or write of `balances` and
+ * `balance_movements` here goes through this first, so it sees its own transaction's movements.
  */
 async function applyPending(db: Queryable): Promise<void> {
   const step = takeBeforeCommit(db, INCREMENTS);
@@ -123,15 +143,24 @@ async function applyPending(db: Queryable): Promise<void> {
  * module see it either way.
  */
 export async function addToBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<void> {
-  const pending = beforeCommitStep(db, INCREMENTS, () => new PendingIncrements());
+  const pending = pendingOf(db);
   if (pending !== undefined) pending.add(accountId, currency, amount);
   else await balanceUpsert.execute(db, { accountId, currency, amount });
 }
 
-/** Records a movement and updates the balance, in the caller's transaction. */
+/**
+ * Records a movement and updates the balance, in the caller's transaction (both at its end, as
+ * `addToBalance`).
+ */
 export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
-  await insertRow(db, 'balance_movements', movementRow(movement));
-  await addToBalance(db, movement.accountId, movement.currency, movement.amountMinor);
+  const pending = pendingOf(db);
+  if (pending === undefined) {
+    await insertRow(db, 'balance_movements', movementRow(movement));
+    await balanceUpsert.execute(db, { accountId: movement.accountId, currency: movement.currency, amount: movement.amountMinor });
+    return;
+  }
+  pending.movements.push(movementRow(movement));
+  pending.add(movement.accountId, movement.currency, movement.amountMinor);
 }
 
 export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {
