@@ -6,6 +6,7 @@
 import { CompiledQuery } from 'kysely';
 import { markTransactionScope, runNowInTransaction } from './driver.js';
 import type { Db, Trx } from './schema.js';
+import { discardBeforeCommit, openBeforeCommit, runBeforeCommit } from './storage.js';
 
 export type TransactionWork<T> = (trx: Trx) => Promise<T>;
 
@@ -47,13 +48,19 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
     try {
       await db.transaction().execute((trx) =>
         markTransactionScope(async () => {
+          openBeforeCommit(trx);
           for (const item of batch) {
             await run(trx, SAVEPOINT);
             try {
               const value = await item.work(trx);
+              // The request's own before-commit steps, inside its savepoint: a step that fails
+              // refuses this request alone.
+              const steps = runBeforeCommit(trx);
+            if (steps !== undefined) await steps;
               await run(trx, RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {
+              discardBeforeCommit(trx);
               await run(trx, ROLLBACK_TO);
               await run(trx, RELEASE);
               outcomes.push({ ok: false, error });
@@ -91,7 +98,15 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
     run<T>(work: TransactionWork<T>): Promise<T> {
       if (!enabled) {
         requests += 1;
-        return db.transaction().execute((trx) => markTransactionScope(() => work(trx))).then((value) => {
+        return db.transaction().execute((trx) => {
+          openBeforeCommit(trx);
+          return markTransactionScope(async () => {
+            const value = await work(trx);
+            const steps = runBeforeCommit(trx);
+            if (steps !== undefined) await steps;
+            return value;
+          });
+        }).then((value) => {
           batches += 1;
           return value;
         });

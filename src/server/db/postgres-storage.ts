@@ -2,7 +2,7 @@
 // transactions with row locks taken by the stores, advisory locks for `exclusive`, bounded retries.
 
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { databaseForDisplay } from '../../lib/database-url.js';
 import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope, markTransactionScope } from './driver.js';
@@ -10,7 +10,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import type { AuditEngine, Storage, TxOptions } from './storage.js';
+import { openBeforeCommit, runBeforeCommit, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 export const MINIMUM_SERVER_VERSION = 150000;
@@ -41,6 +41,54 @@ const integerTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/** Ends the SQL text of a transaction's last step sent with its COMMIT (`commitWithLastStep`). */
+const COMMIT_WITH_STEP = '; COMMIT /* payctl: with the last before-commit step */';
+/** Connections whose open transaction was committed that way: Kysely's own COMMIT is not sent. */
+const committedWithStep = new WeakSet<DatabaseConnection>();
+const patched = new WeakSet<DatabaseConnection>();
+
+/**
+ * Kysely's PostgreSQL driver, but a transaction whose last before-commit step went out with its
+ * COMMIT (one simple-protocol message: the step's row locks are released by the server itself, with
+ * no round trip to this process in between) is not committed a second time.
+ */
+class CommitWithStepDriver extends PostgresDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    if (!patched.has(connection)) {
+      patched.add(connection);
+      const execute = connection.executeQuery.bind(connection);
+      connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        const result = await execute<R>(query);
+        if (query.sql.endsWith(COMMIT_WITH_STEP)) committedWithStep.add(connection);
+        return result;
+      };
+    }
+    return connection;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (committedWithStep.delete(connection)) return;
+    await super.commitTransaction(connection);
+  }
+}
+
+class CommitWithStepDialect extends PostgresDialect {
+  readonly #config: ConstructorParameters<typeof PostgresDialect>[0];
+  constructor(config: ConstructorParameters<typeof PostgresDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new CommitWithStepDriver(this.#config);
+  }
+}
+
+/** The last step's SQL and COMMIT in one message (no parameters: pg sends it by the simple protocol). */
+const commitWithLastStep: CommitWith = async (trx, sqlText) => {
+  await trx.executeQuery(CompiledQuery.raw(sqlText + COMMIT_WITH_STEP));
+};
+
 export interface PostgresStorageOptions {
   /** Connections in the pool (--db-pool-size). */
   poolSize?: number;
@@ -69,7 +117,7 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   const db: Db = new Kysely<Database>({
-    dialect: new PostgresDialect({
+    dialect: new CommitWithStepDialect({
       pool: {
         // The guard: a transaction holds its own pooled connection, so a query on the root handle
         // inside it would not deadlock as on SQLite but run outside the transaction (and could
@@ -140,7 +188,13 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
         if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
-        return markTransactionScope(() => work(trx));
+        openBeforeCommit(trx);
+        return markTransactionScope(async () => {
+          const result = await work(trx);
+          const steps = runBeforeCommit(trx, commitWithLastStep);
+            if (steps !== undefined) await steps;
+          return result;
+        });
       });
   const storage: Storage = {
     dialect: 'postgres',

@@ -8,7 +8,7 @@ import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
-import type { AuditEngine, Storage, TxOptions } from './storage.js';
+import { openBeforeCommit, runBeforeCommit, type AuditEngine, type Storage, type TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
@@ -78,7 +78,15 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
       // The driver maps `serializable` to BEGIN IMMEDIATE (driver.ts beginTransaction).
       const run = () => {
         const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
-        return builder.execute((trx) => markTransactionScope(() => work(trx)));
+        return builder.execute((trx) => {
+          openBeforeCommit(trx);
+          return markTransactionScope(async () => {
+            const result = await work(trx);
+            const steps = runBeforeCommit(trx);
+            if (steps !== undefined) await steps;
+            return result;
+          });
+        });
       };
       // SQLITE_BUSY (another process held the write lock past busy_timeout) or BUSY_SNAPSHOT (a
       // deferred transaction's read snapshot went stale before it wrote): a fresh try can succeed.

@@ -89,5 +89,82 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/**
+ * Work a store defers to the end of its transaction: it runs after the request's own work (after the
+ * stored answer, right before COMMIT; under SQLite's group commit at the end of the request's own
+ * savepoint), so a row it updates stays locked only from there to the COMMIT. A store that reads what
+ * it deferred first takes the step back (`takeBeforeCommit`) and runs it itself.
+ */
+export interface BeforeCommitStep {
+  run(trx: Trx): Promise<void>;
+  /**
+   * The same work as SQL text with its values written in (undefined when they cannot be written in
+   * safely): PostgreSQL sends the last step's text and COMMIT in one message, so a row it locks is
+   * released without a round trip to this process in between.
+   */
+  inlineSql?(): string | undefined;
+}
+
+// Keyed by the transaction handle: group commit's requests share one, but run one after another, and
+// each request's steps are run or discarded before the next starts.
+const beforeCommitSteps = new WeakMap<object, Map<object, BeforeCommitStep>>();
+
+/** Adapters: `trx` is a transaction opened by `Storage.transaction`, which runs its before-commit steps. */
+export function openBeforeCommit(trx: Trx): void {
+  if (!beforeCommitSteps.has(trx)) beforeCommitSteps.set(trx, new Map());
+}
+
+/**
+ * The step of `kind` registered on `db`'s transaction, made by `create` if there is none yet; undefined
+ * when `db` is no transaction of `Storage.transaction` (the root handle, a test's own transaction):
+ * then the caller does the work at once.
+ */
+export function beforeCommitStep<S extends BeforeCommitStep>(db: Queryable, kind: object, create: () => S): S | undefined {
+  const steps = beforeCommitSteps.get(db);
+  if (steps === undefined) return undefined;
+  let step = steps.get(kind) as S | undefined;
+  if (step === undefined) {
+    step = create();
+    steps.set(kind, step);
+  }
+  return step;
+}
+
+/** Removes and returns the step of `kind` registered on `db`'s transaction, if any: its owner runs it now. */
+export function takeBeforeCommit(db: Queryable, kind: object): BeforeCommitStep | undefined {
+  const steps = beforeCommitSteps.get(db);
+  const step = steps?.get(kind);
+  if (step !== undefined) steps!.delete(kind);
+  return step;
+}
+
+/**
+ * Adapters: runs (and removes) every step registered on `trx`, in registration order, until none is
+ * left; undefined when there is none (no promise to wait for: group commit's hot path).
+ */
+export function runBeforeCommit(trx: Trx, commitWith?: CommitWith): Promise<void> | undefined {
+  const steps = beforeCommitSteps.get(trx);
+  if (steps === undefined || steps.size === 0) return undefined;
+  return runSteps(trx, steps, commitWith);
+}
+
+/** An adapter's way to run a last step's SQL text and COMMIT in one message. */
+export type CommitWith = (trx: Trx, sqlText: string) => Promise<void>;
+
+async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWith: CommitWith | undefined): Promise<void> {
+  while (steps.size > 0) {
+    const [kind, step] = steps.entries().next().value as [object, BeforeCommitStep];
+    steps.delete(kind);
+    const inline = commitWith !== undefined && steps.size === 0 ? step.inlineSql?.() : undefined;
+    if (inline !== undefined) await commitWith!(trx, inline);
+    else await step.run(trx);
+  }
+}
+
+/** Adapters: drops the steps of work that was rolled back (group commit's savepoint). */
+export function discardBeforeCommit(trx: Trx): void {
+  beforeCommitSteps.get(trx)?.clear();
+}
+
 /** Whether `--db` names a PostgreSQL server rather than a SQLite file. */
 export { isPostgresUrl } from '../../lib/database-url.js';

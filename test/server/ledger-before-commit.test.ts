@@ -1,0 +1,170 @@
+// The ledger's balance increments run right before COMMIT (the storage's before-commit step), so a
+// merchant's balance row is locked for the shortest time; reads in the same transaction still see
+// them, and under SQLite's group commit each request's increments stay inside its own savepoint.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
+import { migrate } from '../../src/server/db/migrate.js';
+import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
+import type { Queryable } from '../../src/server/db/schema.js';
+import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
+import type { Storage } from '../../src/server/db/storage.js';
+import { addToBalance, balanceOf, balanceOfForUpdate, balancesOf, recordMovement, type Movement } from '../../src/server/ledger/store.js';
+import { freshTestDatabase, onPostgres } from '../helpers/postgres.js';
+
+const NOW = '2026-01-01T00:00:00Z';
+const ACCOUNT = 'ACCOUNT1';
+
+const movement = (amountMinor: bigint, currency = 'USD', accountId = ACCOUNT): Movement => ({
+  accountId,
+  currency,
+  amountMinor,
+  kind: 'TOP_UP',
+  referenceId: `ref-${amountMinor}`,
+  createTime: NOW,
+});
+
+/** The balance row as stored, read around the ledger. */
+async function storedBalance(db: Queryable, currency = 'USD'): Promise<bigint | undefined> {
+  const rows = await sql<{ available_minor: bigint }>`SELECT available_minor FROM balances WHERE account_id = ${ACCOUNT} AND currency = ${currency}`.execute(db);
+  return rows.rows[0] === undefined ? undefined : BigInt(rows.rows[0].available_minor);
+}
+
+describe('ledger increments before commit', () => {
+  let storage: Storage;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    if (onPostgres) {
+      const database = await freshTestDatabase();
+      storage = await openPostgresStorage(database.url, NOW, { poolSize: 2 });
+      cleanup = async () => {
+        await storage.close();
+        await database.drop();
+      };
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'payctl-ledger-'));
+      const opened = openDatabase(join(dir, 'ledger.db'));
+      migrate(opened.sqlite, NOW);
+      storage = createSqliteStorage(opened.db, { groupCommit: true, sqlite: opened.sqlite });
+      cleanup = async () => {
+        await closeDatabase(opened);
+        rmSync(dir, { recursive: true, force: true });
+      };
+    }
+    await storage.db
+      .insertInto('accounts')
+      .values({ id: ACCOUNT, email: 'ledger@example.com', is_default: 0n, clock_offset_ms: 0n, kyc_status: 'VERIFIED', created_at: NOW })
+      .execute();
+  });
+  afterEach(() => cleanup());
+
+  it.each([false, true])('writes the balance after the rest of the transaction, once per row (batch %s)', async (batch) => {
+    const seen = await storage.transaction({ name: 'test', batch }, async (trx) => {
+      await recordMovement(trx, movement(300n));
+      await recordMovement(trx, movement(200n));
+      await recordMovement(trx, movement(7n, 'EUR'));
+      return { usd: await storedBalance(trx), eur: await storedBalance(trx, 'EUR') };
+    });
+    // Not yet written while the transaction's own work ran: the increments wait for its end.
+    expect(seen).toEqual({ usd: undefined, eur: undefined });
+    expect(await storedBalance(storage.db)).toBe(500n);
+    expect(await storedBalance(storage.db, 'EUR')).toBe(7n);
+    expect(await storage.db.selectFrom('balance_movements').select('amount_minor').execute()).toHaveLength(3);
+  });
+
+  it('lets the same transaction read what it moved, and applies it once', async () => {
+    await storage.transaction({ name: 'test' }, (trx) => recordMovement(trx, movement(1_000n)));
+    const read = await storage.transaction({ name: 'test' }, async (trx) => {
+      await recordMovement(trx, movement(-400n));
+      const plain = await balanceOf(trx, ACCOUNT, 'USD');
+      await addToBalance(trx, ACCOUNT, 'USD', 50n);
+      const locked = await balanceOfForUpdate(trx, ACCOUNT, 'USD');
+      await addToBalance(trx, ACCOUNT, 'USD', 5n);
+      const all = await balancesOf(trx, ACCOUNT);
+      return { plain, locked, all: all.map((row) => BigInt(row.available_minor)) };
+    });
+    expect(read).toEqual({ plain: 600n, locked: 650n, all: [655n] });
+    expect(await balanceOf(storage.db, ACCOUNT, 'USD')).toBe(655n);
+  });
+
+  it('drops the increments of a transaction that fails', async () => {
+    await expect(
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await recordMovement(trx, movement(900n));
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await storedBalance(storage.db)).toBeUndefined();
+    await storage.transaction({ name: 'test' }, (trx) => recordMovement(trx, movement(3n)));
+    expect(await storedBalance(storage.db)).toBe(3n);
+  });
+
+  // PostgreSQL: the last increment and the COMMIT go out as one message, and no second COMMIT follows.
+  it.runIf(onPostgres)('sends the balance upserts with the COMMIT, in one message', async () => {
+    const sent: string[] = [];
+    const realQuery = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return Reflect.apply(realQuery, this, args) as never;
+    });
+    try {
+      await storage.transaction({ name: 'test' }, async (trx) => {
+        await recordMovement(trx, movement(5n, 'EUR'));
+        await recordMovement(trx, movement(8n));
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    const last = sent.at(-1) ?? '';
+    expect(last).toMatch(/^INSERT INTO balance_movements .*'EUR', 5, 'TOP_UP'.*'USD', 8, 'TOP_UP'.*; INSERT INTO balances .*'EUR', 5\).*; INSERT INTO balances .*'USD', 8\).*; COMMIT/);
+    expect(sent.filter((text) => /balance/i.test(text))).toEqual([last]);
+    expect(sent.filter((text) => /^\s*commit\s*$/i.test(text))).toEqual([]);
+    expect(await storedBalance(storage.db)).toBe(8n);
+    expect(await storedBalance(storage.db, 'EUR')).toBe(5n);
+  });
+
+  it('rolls the whole transaction back when the increments fail at its end, and the next one runs', async () => {
+    await expect(
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await recordMovement(trx, movement(9n));
+        await addToBalance(trx, 'NO-SUCH-ACCOUNT', 'USD', 9n);
+      }),
+    ).rejects.toThrow();
+    expect(await storage.db.selectFrom('balance_movements').select('amount_minor').execute()).toEqual([]);
+    await storage.transaction({ name: 'test' }, (trx) => recordMovement(trx, movement(4n)));
+    expect(await storedBalance(storage.db)).toBe(4n);
+  });
+
+  it('applies at once outside a transaction', async () => {
+    await addToBalance(storage.db, ACCOUNT, 'USD', 42n);
+    expect(await storedBalance(storage.db)).toBe(42n);
+  });
+
+  // Group commit is SQLite's: requests in one batch share the transaction handle.
+  it.skipIf(onPostgres)('keeps each batched request to its own increments, inside its own savepoint', async () => {
+    const results = await Promise.allSettled([
+      storage.transaction({ name: 'a', batch: true }, async (trx) => {
+        await recordMovement(trx, movement(100n));
+        throw new Error('refused a');
+      }),
+      storage.transaction({ name: 'b', batch: true }, (trx) => recordMovement(trx, movement(7n))),
+      // Its increment fails at the end (no such account): only this request is refused, its movement too.
+      storage.transaction({ name: 'c', batch: true }, async (trx) => {
+        await recordMovement(trx, movement(11n));
+        await addToBalance(trx, 'NO-SUCH-ACCOUNT', 'USD', 11n);
+      }),
+      storage.transaction({ name: 'd', batch: true }, (trx) => recordMovement(trx, movement(20n))),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(storage.stats().batches).toBe(1);
+    expect(await storedBalance(storage.db)).toBe(27n);
+    const movements = await storage.db.selectFrom('balance_movements').select('amount_minor').orderBy('seq').execute();
+    expect(movements.map((row) => BigInt(row.amount_minor))).toEqual([7n, 20n]);
+  });
+});
