@@ -314,6 +314,22 @@ export async function claimDueDeliveries(
   return rows as DueDelivery[];
 }
 
+/**
+ * Renews `owner`'s leases on these deliveries until `untilMs`, in one statement; returns the ids
+ * still held (a delivery missing from the answer was taken over, recorded or deleted meanwhile).
+ */
+export async function renewDeliveryLeases(db: Queryable, owner: string, ids: readonly string[], untilMs: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: BigInt(untilMs) })
+    .where('lease_owner', '=', owner)
+    .where('id', 'in', ids)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Gives back `owner`'s leases on these deliveries (not attempted after all). */
 export async function releaseDeliveryLeases(db: Queryable, owner: string, ids: readonly string[]): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
