@@ -110,6 +110,8 @@ export class Dispatcher {
    */
   readonly #recordedSinceRead = new Set<string>();
   #recording: Promise<void> | undefined;
+  /** The deliveries of the batch being recorded now. */
+  readonly #recordingIds = new Set<string>();
   #recordAgain = false;
   #recordTimer: NodeJS.Timeout | undefined;
   #pumping: Promise<void> | undefined;
@@ -305,8 +307,11 @@ export class Dispatcher {
         const kept = new Set(
           await this.deps.storage.transaction({ name: 'webhooks.renew-leases' }, (trx) => store.renewDeliveryLeases(trx, this.#owner, held, untilMs)),
         );
-        const lost = held.filter((id) => !kept.has(id));
         for (const id of held) if (kept.has(id) && this.#queuedIds.has(id)) this.#queuedIds.set(id, untilMs);
+        // Missing ones being recorded now (locked by the record, or recorded already) are the record's to decide.
+        const missing = held.filter((id) => !kept.has(id) && !this.#recordingIds.has(id));
+        // Skipped as locked (by this server's own claim, say) is not lost: only a row no longer ours is.
+        const lost = missing.length > 0 ? await store.deliveriesNotHeld(this.deps.db, this.#owner, missing) : [];
         if (lost.length > 0) this.dropLost(lost);
       } catch (error) {
         // The leases keep their old ends; a queued delivery whose lease gets short is not started.
@@ -326,9 +331,11 @@ export class Dispatcher {
     const lost = new Set(ids);
     const queued = ids.filter((id) => this.#queuedIds.has(id));
     if (queued.length > 0) this.forget((delivery) => lost.has(delivery.id));
+    let inFlight = 0;
     for (const id of ids) {
       const flight = this.#inFlight.get(id);
       if (flight) {
+        inFlight += 1;
         this.#lost.add(id);
         flight.controller.abort();
       }
@@ -338,7 +345,12 @@ export class Dispatcher {
       this.#finished = this.#finished.filter(({ attempt }) => !lost.has(attempt.delivery_id));
       for (const { attempt } of waiting) this.#unrecorded.delete(attempt.delivery_id);
     }
-    this.deps.log.warn({ lost: ids.length, queued: queued.length }, 'webhook delivery leases lost (taken over after running out): those deliveries are left to their new holder');
+    if (queued.length + inFlight + waiting.length > 0) {
+      this.deps.log.warn(
+        { queued: queued.length, inFlight, finished: waiting.length },
+        'webhook delivery leases lost (locked or taken over when renewed): those deliveries are left to their holder',
+      );
+    }
   }
 
   /** Gives back the leases of deliveries this server will not attempt now (it is stopping). */
@@ -504,6 +516,7 @@ export class Dispatcher {
         const batch = this.#finished;
         this.#finished = [];
         if (batch.length === 0) continue;
+        for (const { attempt } of batch) this.#recordingIds.add(attempt.delivery_id);
         try {
           const recorded = await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, this.#owner, batch));
           if (recorded < batch.length) this.deps.log.warn({ lost: batch.length - recorded }, 'webhook attempts not recorded: the delivery was deleted, or its lease ran out and another server took it');
@@ -511,6 +524,7 @@ export class Dispatcher {
           // The deliveries stay as they were and are attempted again.
           this.deps.log.error({ err: error }, 'recording webhook attempts failed');
         }
+        this.#recordingIds.clear();
         for (const { attempt } of batch) {
           this.#unrecorded.delete(attempt.delivery_id);
           this.#recordedSinceRead.add(attempt.delivery_id);
