@@ -335,12 +335,10 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
     });
   });
 
-  // Known failing under load (jobs, webhook delivery leases): a replica's lease can run out between
-  // an attempt and its record, and another replica then delivers the event again. Before the last
-  // merge of jobs, at load average 11-16: 156 and 4,845 of 10,000 events received twice (0 in two
-  // other runs), each time exactly as many as the replica logged "webhook attempts not recorded:
-  // ... its lease ran out". After it, at load ~8: 0 twice in 3 of 3 runs.
-  itKnownFailing('10,000 webhook events with three replicas: each delivered, none twice', async () => {
+  // Was known failing under load: a replica's 20 s lease could run out between an attempt and its
+  // record, and another replica then delivered the event again (156 and 4,845 of 10,000 received
+  // twice at load average 11-16). Leases are now short and renewed until the record (dispatcher.ts).
+  it('10,000 webhook events with three replicas: each delivered, none twice', async () => {
     const receiver = await startEventReceiver();
     const client = spread(4);
     try {
