@@ -3,8 +3,9 @@
 // Fan-out: events not yet fanned out are claimed in outbox order and become one delivery row per
 // matching subscription; the rows and the events' flag change in one transaction, one fan-out at a
 // time across servers, so an event is queued exactly once, also across restarts and replicas.
-// Attempts: due rows are claimed in batches (a lease of LEASE_MS in the row: another server on the
-// same database skips them until it runs out) into a queue per receiver (a subscription; all of a
+// Attempts: due rows are claimed in batches (a short lease of LEASE_MS in the row, renewed every
+// RENEW_INTERVAL_MS while this server still holds the delivery: queued, in flight or finished but
+// not recorded; another server on the same database skips them until it runs out) into a queue per receiver (a subscription; all of a
 // merchant's simulations to bare URLs count as one receiver) and sent outside any transaction,
 // each within one deadline (attempt.ts). Slots are shared fairly: at most MAX_IN_FLIGHT at once,
 // at most a merchant's share of them per merchant (merchantShare), at most PER_RECEIVER_IN_FLIGHT
@@ -12,8 +13,9 @@
 // merchants in turn, and to a merchant's receivers in turn. So one merchant's backlog or slow
 // receivers never take the slots another merchant's delivery needs, and a slot is held at most
 // ATTEMPT_TIMEOUT_MS. Results are written back in batches, one short transaction each, only while
-// the lease is still ours; a server killed mid-attempt leaves leases that run out, and another
-// server makes those attempts.
+// the lease is still ours; a server killed mid-attempt stops renewing, its leases run out within
+// LEASE_MS and another server makes those attempts. A server stalled longer than LEASE_MS (a paused
+// process) may find its deliveries taken over: the renewal drops them and the record refuses them.
 // Order: a delivery is not read while an earlier event for the same subscription and resource
 // still waits for its first attempt (see store.dueDeliveries), so first attempts follow commit
 // order; a failed delivery then retries on its own schedule and does not hold back later events.
@@ -61,13 +63,20 @@ const WIDE_READ_INTERVAL_MS = 500;
 const ACCOUNTS_TTL_MS = 1_000;
 /** Finished attempts are written together after this long: one commit (one fsync) for many. */
 const RECORD_DELAY_MS = 25;
-/** How long a claimed delivery stays ours: an attempt's deadline twice over. */
-export const LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
 /**
- * A queued delivery starts only with this much of its lease left (a whole attempt and the time to
- * record it), else it is dropped from the queue and claimed again: no attempt outlives its lease.
+ * How long a claim or a renewal keeps a delivery ours. Short, so a killed server's deliveries move
+ * on within seconds; the holder renews it every RENEW_INTERVAL_MS for as long as it holds the
+ * delivery (an attempt may last ATTEMPT_TIMEOUT_MS, longer than the lease).
  */
-const LEASE_LEFT_TO_START_MS = ATTEMPT_TIMEOUT_MS + 2_000;
+export const LEASE_MS = 5_000;
+/** How often the leases of held deliveries are renewed (one statement for all of them). */
+export const RENEW_INTERVAL_MS = 1_000;
+/**
+ * A queued delivery starts only with this much of its lease left as last claimed or renewed (time
+ * for the next renewals to land, a late one included), else it is dropped from the queue and
+ * claimed again: no attempt starts on a lease that may run out before it is renewed.
+ */
+const LEASE_LEFT_TO_START_MS = 2 * RENEW_INTERVAL_MS;
 
 interface Flight {
   receiver: string;
@@ -101,6 +110,8 @@ export class Dispatcher {
    */
   readonly #recordedSinceRead = new Set<string>();
   #recording: Promise<void> | undefined;
+  /** The deliveries of the batch being recorded now. */
+  readonly #recordingIds = new Set<string>();
   #recordAgain = false;
   #recordTimer: NodeJS.Timeout | undefined;
   #pumping: Promise<void> | undefined;
@@ -111,6 +122,10 @@ export class Dispatcher {
   #accounts: { at: number; ids: string[] } | undefined;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #renewing: Promise<void> | undefined;
+  /** In-flight deliveries whose lease a renewal found taken over: their results are not recorded. */
+  readonly #lost = new Set<string>();
 
   constructor(
     private readonly deps: ServerDeps,
@@ -120,6 +135,8 @@ export class Dispatcher {
   start(): void {
     this.#timer = setInterval(() => void this.pump(), DISPATCH_INTERVAL_MS);
     this.#timer.unref();
+    this.#renewTimer = setInterval(() => void this.renewLeases(), RENEW_INTERVAL_MS);
+    this.#renewTimer.unref();
   }
 
   /**
@@ -129,6 +146,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
     for (const flight of this.#inFlight.values()) flight.controller.abort();
     while (this.#pumping) await this.#pumping;
     const held = [...this.#queuedIds.keys(), ...this.#inFlight.keys()];
@@ -136,6 +154,7 @@ export class Dispatcher {
     if (this.#recordTimer) clearTimeout(this.#recordTimer);
     this.#recordTimer = undefined;
     await this.record();
+    while (this.#renewing) await this.#renewing;
     await this.releaseLeases(held).catch((error: unknown) => this.deps.log.warn({ err: error }, 'webhook delivery leases were not given back'));
     await this.#agent?.then((agent) => agent.close()).catch(() => undefined);
   }
@@ -272,6 +291,68 @@ export class Dispatcher {
     return current;
   }
 
+  /**
+   * Renews the leases of every delivery this server holds (queued, in flight, finished and not
+   * recorded), in one statement. A delivery the renewal does not find ours any more (its lease ran
+   * out while this server was stalled and another server took it, or it was deleted) is dropped
+   * from the queue, its attempt in flight is aborted and its result is not recorded. Calls coalesce.
+   */
+  renewLeases(): Promise<void> {
+    if (this.#renewing) return this.#renewing;
+    const held = [...new Set([...this.#queuedIds.keys(), ...this.#inFlight.keys(), ...this.#unrecorded])];
+    if (this.#stopped || held.length === 0) return Promise.resolve();
+    const untilMs = Date.now() + LEASE_MS;
+    this.#renewing = (async () => {
+      try {
+        const kept = new Set(
+          await this.deps.storage.transaction({ name: 'webhooks.renew-leases' }, (trx) => store.renewDeliveryLeases(trx, this.#owner, held, untilMs)),
+        );
+        for (const id of held) if (kept.has(id) && this.#queuedIds.has(id)) this.#queuedIds.set(id, untilMs);
+        // Missing ones being recorded now (locked by the record, or recorded already) are the record's to decide.
+        const missing = held.filter((id) => !kept.has(id) && !this.#recordingIds.has(id));
+        // Skipped as locked (by this server's own claim, say) is not lost: only a row no longer ours is.
+        const lost = missing.length > 0 ? await store.deliveriesNotHeld(this.deps.db, this.#owner, missing) : [];
+        if (lost.length > 0) this.dropLost(lost);
+      } catch (error) {
+        // The leases keep their old ends; a queued delivery whose lease gets short is not started.
+        this.deps.log.warn({ err: error }, 'renewing webhook delivery leases failed');
+      }
+    })().finally(() => {
+      this.#renewing = undefined;
+    });
+    return this.#renewing;
+  }
+
+  /**
+   * Forgets deliveries a renewal did not find ours. One recorded meanwhile (its lease given back)
+   * is no longer queued, in flight or waiting in #finished, so nothing of it is touched.
+   */
+  private dropLost(ids: readonly string[]): void {
+    const lost = new Set(ids);
+    const queued = ids.filter((id) => this.#queuedIds.has(id));
+    if (queued.length > 0) this.forget((delivery) => lost.has(delivery.id));
+    let inFlight = 0;
+    for (const id of ids) {
+      const flight = this.#inFlight.get(id);
+      if (flight) {
+        inFlight += 1;
+        this.#lost.add(id);
+        flight.controller.abort();
+      }
+    }
+    const waiting = this.#finished.filter(({ attempt }) => lost.has(attempt.delivery_id));
+    if (waiting.length > 0) {
+      this.#finished = this.#finished.filter(({ attempt }) => !lost.has(attempt.delivery_id));
+      for (const { attempt } of waiting) this.#unrecorded.delete(attempt.delivery_id);
+    }
+    if (queued.length + inFlight + waiting.length > 0) {
+      this.deps.log.warn(
+        { queued: queued.length, inFlight, finished: waiting.length },
+        'webhook delivery leases lost (locked or taken over when renewed): those deliveries are left to their holder',
+      );
+    }
+  }
+
   /** Gives back the leases of deliveries this server will not attempt now (it is stopping). */
   private async releaseLeases(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
@@ -352,7 +433,8 @@ export class Dispatcher {
     this.#merchantBusy.set(merchant, (this.#merchantBusy.get(merchant) ?? 0) + 1);
     const done = this.attempt(delivery, controller.signal)
       .then((finished) => {
-        if (!finished) return;
+        // Its lease was taken over during the attempt: the new holder attempts and records it.
+        if (this.#lost.delete(delivery.id) || !finished) return;
         this.#finished.push(finished);
         this.#unrecorded.add(delivery.id);
         this.#recordTimer ??= setTimeout(() => {
@@ -362,6 +444,7 @@ export class Dispatcher {
       })
       .catch((error: unknown) => this.deps.log.error({ err: error, delivery: delivery.id }, 'webhook attempt failed'))
       .finally(() => {
+        this.#lost.delete(delivery.id);
         this.#inFlight.delete(delivery.id);
         const busy = (this.#busy.get(receiver) ?? 1) - 1;
         if (busy > 0) this.#busy.set(receiver, busy);
@@ -433,6 +516,7 @@ export class Dispatcher {
         const batch = this.#finished;
         this.#finished = [];
         if (batch.length === 0) continue;
+        for (const { attempt } of batch) this.#recordingIds.add(attempt.delivery_id);
         try {
           const recorded = await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, this.#owner, batch));
           if (recorded < batch.length) this.deps.log.warn({ lost: batch.length - recorded }, 'webhook attempts not recorded: the delivery was deleted, or its lease ran out and another server took it');
@@ -440,6 +524,7 @@ export class Dispatcher {
           // The deliveries stay as they were and are attempted again.
           this.deps.log.error({ err: error }, 'recording webhook attempts failed');
         }
+        this.#recordingIds.clear();
         for (const { attempt } of batch) {
           this.#unrecorded.delete(attempt.delivery_id);
           this.#recordedSinceRead.add(attempt.delivery_id);

@@ -314,6 +314,32 @@ export async function claimDueDeliveries(
   return rows as DueDelivery[];
 }
 
+/**
+ * Renews `owner`'s leases on these deliveries until `untilMs`, in one statement; returns the ids
+ * renewed. A delivery missing from the answer was taken over, recorded or deleted meanwhile, or is
+ * locked right now (PostgreSQL: skipped, not waited for, so a long record of this server's attempts
+ * or another server's claim never holds up the renewal of the rest).
+ */
+export async function renewDeliveryLeases(db: Queryable, owner: string, ids: readonly string[], untilMs: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const pick = db.selectFrom('webhook_deliveries').select('id').where('lease_owner', '=', owner).where('id', 'in', ids).forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: BigInt(untilMs) })
+    .where('id', 'in', pick)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Of these deliveries, those `owner` no longer holds (another owner, no owner, or deleted): a plain read, no lock. */
+export async function deliveriesNotHeld(db: Queryable, owner: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const held = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where('lease_owner', '=', owner).execute();
+  const still = new Set(held.map((row) => row.id));
+  return ids.filter((id) => !still.has(id));
+}
+
 /** Gives back `owner`'s leases on these deliveries (not attempted after all). */
 export async function releaseDeliveryLeases(db: Queryable, owner: string, ids: readonly string[]): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
