@@ -26,11 +26,6 @@ const SEED = Number(process.env.PAYCTL_REPLICAS_SEED ?? Math.floor(Math.random()
 const random = seededRandom(SEED);
 const FULL = { prefer: 'return=representation' };
 const CARD = { card: { number: '4111111111111111', expiry: '2030-12' } };
-/**
- * Tests that fail at this commit for a feature still being built (named in the test's comment) are
- * skipped unless PAYCTL_REPLICAS_KNOWN_FAILURES=1, which runs them as they are.
- */
-const itKnownFailing = process.env.PAYCTL_REPLICAS_KNOWN_FAILURES === '1' ? it : it.skip;
 /** Bound on waiting for background work (deliveries, payouts), leases of a killed replica included. */
 const BACKGROUND_WAIT_MS = 120_000;
 
