@@ -5,7 +5,7 @@ import { BaseCommand } from '../../lib/base-command.js';
 export default class SandboxAudit extends BaseCommand<typeof SandboxAudit> {
   static override summary = "Check the local server's ledger: every invariant, every account with --all";
 
-  static override description = `Asks a payctl server to check its books: balances equal the sum of their movements, captures stay within their authorization's limit and equal what the authorization records, refunds stay within their capture, fee breakdowns add up. With --all (admin key) it checks every account and also runs SQLite's integrity and foreign-key checks.
+  static override description = `Asks a payctl server to check its books: balances equal the sum of their movements, captures stay within their authorization's limit and equal what the authorization records, refunds stay within their capture, fee breakdowns add up. With --all (admin key) it checks every account and also runs the database's own checks (SQLite's integrity and foreign-key checks; on PostgreSQL, constraints and indexes left invalid).
 
 Exits 0 when nothing is wrong and 1 when a check finds violations (listed, up to 100 per check).`;
 
