@@ -10,6 +10,8 @@ export function databaseForDisplay(target: string): string {
   try {
     const url = new URL(target);
     if (url.password !== '') url.password = '***';
+    // The pg driver also takes a password (and a TLS key's) as parameters of the URL.
+    for (const name of ['password', 'sslpassword']) if (url.searchParams.has(name)) url.searchParams.set(name, '***');
     return url.toString();
   } catch {
     return 'postgres://(unparsable URL)';

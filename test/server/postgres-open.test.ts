@@ -37,4 +37,12 @@ describe('opening PostgreSQL storage', () => {
   it('shows a URL without a password as it is', () => {
     expect(redactedUrl('postgres://payctl@db:5432/payctl')).toBe('postgres://payctl@db:5432/payctl');
   });
+
+  it('hides a password given as a parameter of the URL (the pg driver reads password= and sslpassword=)', () => {
+    const shown = redactedUrl('postgres://payctl@db:5432/payctl?password=hunter2&sslmode=verify-full&sslpassword=keypass');
+    expect(shown).not.toContain('hunter2');
+    expect(shown).not.toContain('keypass');
+    expect(new URL(shown).searchParams.get('sslmode')).toBe('verify-full');
+    expect(new URL(shown).searchParams.get('password')).toBe('***');
+  });
 });

@@ -58,7 +58,7 @@ const postgresInvoiceTotals = (accountId: string | null) => {
   const amount = (element: string, key: string) =>
     sql.raw(`CASE WHEN ${element} ->> '${key}' ~ '^ *-?[0-9]+([.][0-9]*)? *$' THEN trunc((${element} ->> '${key}')::numeric)::bigint ELSE 0 END`);
   const badAmount = (element: string) =>
-    sql.raw(`(${element} ->> 'amount_minor') !~ '^-?[1-9][0-9]*$'`);
+    sql.raw(`(${element} ->> 'amount_minor') !~ '^[1-9][0-9]*$'`);
   return sql`
   SELECT i.id AS invoice_id, i.account_id, i.status, i.total_minor, i.paid_minor, i.refunded_minor,
     CASE WHEN j.t IS NOT NULL THEN

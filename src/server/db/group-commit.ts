@@ -56,7 +56,7 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
               // The request's own before-commit steps, inside its savepoint: a step that fails
               // refuses this request alone.
               const steps = runBeforeCommit(trx);
-            if (steps !== undefined) await steps;
+              if (steps !== undefined) await steps;
               await run(trx, RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {

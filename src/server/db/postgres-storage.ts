@@ -119,9 +119,10 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
   const db: Db = new Kysely<Database>({
     dialect: new CommitWithStepDialect({
       pool: {
-        // The guard: a transaction holds its own pooled connection, so a query on the root handle
-        // inside it would not deadlock as on SQLite but run outside the transaction (and could
-        // exhaust the pool). It fails instead, as on SQLite.
+        // The guard (on under the test runner or PAYCTL_TX_GUARD=1, driver.ts): a transaction holds
+        // its own pooled connection, so a query on the root handle inside it would not deadlock as
+        // on SQLite but run outside the transaction (and could exhaust the pool). Under the guard it
+        // fails instead, as on SQLite, so tests catch such a query.
         connect: () => {
           if (inTransactionScope()) return Promise.reject(new Error('query on the root database handle inside a transaction: use the transaction (ctx.db)'));
           return pool.connect();
@@ -192,7 +193,7 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
         return markTransactionScope(async () => {
           const result = await work(trx);
           const steps = runBeforeCommit(trx, commitWithLastStep);
-            if (steps !== undefined) await steps;
+          if (steps !== undefined) await steps;
           return result;
         });
       });

@@ -68,8 +68,10 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
     },
     transaction<T>(opts: TxOptions, work: (trx: Trx) => Promise<T>): Promise<T> {
       // Returned as is: a request pays no promise hop over group commit's own path. Not retried: a
-      // batch's commit error rejects every request in it (group-commit.ts), and one process's
-      // batches never contend with each other.
+      // batch's commit error rejects every request in it (group-commit.ts). With one process on the
+      // file its batches never contend; with several, a batch that read before another process's
+      // commit fails with SQLITE_BUSY_SNAPSHOT and its requests answer 500 (a known limit of
+      // sharing one SQLite file between processes: PostgreSQL is the backend for replicas).
       if (opts.batch === true) {
         // A batch is one deferred transaction shared by many requests; none of them can make it IMMEDIATE.
         if (opts.exclusive !== undefined) return Promise.reject(new Error(`transaction ${opts.name}: batch and exclusive cannot be combined`));

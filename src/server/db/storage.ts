@@ -4,7 +4,7 @@
 //
 // Lock order, for every transaction that locks more than one row (`SELECT ... FOR UPDATE`, a no-op
 // on SQLite where a writer holds the whole file): account, order, authorization (the original
-// before its renewal), capture, dispute, invoice, payout batch, balance rows (by currency). A
+// before its renewal), dispute, capture, invoice, payout batch, balance rows (by currency). A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
 import type { Db, Queryable, Trx } from './schema.js';

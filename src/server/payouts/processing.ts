@@ -6,6 +6,7 @@
 // chunk left off, and no item is paid twice. Each of these transactions first locks its batch with
 // SKIP LOCKED: servers processing side by side take turns on a batch, never the same chunk twice.
 
+import { lockAccount } from '../db/account-lock.js';
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import type { Queryable, Trx } from '../db/schema.js';
@@ -61,6 +62,9 @@ async function moveBatchOrFail(trx: Trx, accountId: string, batchId: string, fro
 async function startBatch(deps: ServerDeps, accountId: string, batchId: string): Promise<boolean> {
   return deps.storage.transaction({ name: 'payouts.start-batch' }, async (trx) => {
     const ctx = jobContext(deps, trx, accountId);
+    // The merchant's lock first: two servers starting two of its batches at once would each see the
+    // balance and the reserved cost without the other's batch, and together pay out more than it has.
+    await lockAccount(trx, accountId);
     const batch = await claimBatch(trx, accountId, batchId);
     if (!batch || batch.status !== 'PENDING') return batch?.status === 'PROCESSING';
     const cost = await store.batchCost(trx, batchId);

@@ -289,6 +289,8 @@ export function unclaimedItemsDue(db: Queryable, accountId: string, now: string,
     .where('return_due', '<=', now)
     .orderBy('return_due')
     .limit(limit)
+    .forUpdate()
+    .skipLocked()
     .execute();
 }
 
