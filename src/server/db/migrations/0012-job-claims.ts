@@ -23,13 +23,4 @@ export const jobClaimsMigration: Migration = {
     `ALTER TABLE webhook_deliveries ADD COLUMN lease_until INTEGER`,
     `CREATE TABLE job_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL)`,
   ],
-  postgres: [
-    `ALTER TABLE events ADD COLUMN fanned_out BIGINT NOT NULL DEFAULT 0`,
-    FAN_OUT_BACKFILL,
-    `CREATE INDEX events_unfanned ON events(seq) WHERE fanned_out = 0`,
-    `DROP TABLE webhook_dispatch_cursor`,
-    `ALTER TABLE webhook_deliveries ADD COLUMN lease_owner TEXT`,
-    `ALTER TABLE webhook_deliveries ADD COLUMN lease_until BIGINT`,
-    `CREATE TABLE job_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until BIGINT NOT NULL)`,
-  ],
 };

@@ -3,12 +3,12 @@
 export interface Migration {
   id: number;
   name: string;
-  /** SQL statements, run in order inside one transaction: SQLite's, and PostgreSQL's where `postgres` is absent. */
-  statements: readonly string[];
   /**
-   * PostgreSQL's own statements where types differ (BIGINT for SQLite's INTEGER, identity columns
-   * for AUTOINCREMENT, BYTEA for BLOB, a function SQLite has built in); absent when `statements`
-   * run on both as written.
+   * SQL statements, run in order inside one transaction. Written for SQLite; PostgreSQL runs them as
+   * `postgresStatements` translates them (db/migrate.ts), so write types it can map: INTEGER,
+   * INTEGER PRIMARY KEY AUTOINCREMENT, BLOB, TEXT.
    */
-  postgres?: readonly string[];
+  statements: readonly string[];
+  /** Statements PostgreSQL alone needs, run after the translated ones (a function SQLite has built in). */
+  postgresOnly?: readonly string[];
 }
