@@ -19,6 +19,7 @@ import { isPostgresUrl, type Storage } from './db/storage.js';
 import { storedSigningKeyOpens } from './notifications/signing.js';
 import { dirname } from 'node:path';
 import { defaultCredentialsFile } from './credentials-path.js';
+import { createDomainApis } from './domains.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
@@ -141,6 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
+      domains: createDomainApis(),
       signingKeySecret,
       publicUrl: () => publicUrl,
       linkBase: (host) => linkBase(host),

@@ -6,7 +6,6 @@ import type { ServiceContext } from '../core/deps.js';
 import { transactionId, upperId } from '../core/ids.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { money } from '../../lib/money.js';
-import { findCapture } from '../payments/service.js';
 import { allowedBuyerActions, assertBuyerCan, offerPending } from './actions.js';
 import { amountIn } from './amounts.js';
 import { planEvidences, recordEvidences } from './evidence.js';
@@ -27,7 +26,7 @@ function withBuyerActions(resource: Resource, dispute: Dispute, ctx: ServiceCont
 
 export async function openDispute(ctx: ServiceContext, input: z.infer<typeof openDisputeSchema>): Promise<Resource> {
   // Locked: two buyers' complaints at once must not both find the capture without an open dispute.
-  const capture = await findCapture(ctx, input.disputed_transaction_id, { forUpdate: true });
+  const capture = await ctx.deps.domains.payments.findCapture(ctx, input.disputed_transaction_id, { forUpdate: true });
   if (!capture) throw notFound('capture', input.disputed_transaction_id, 'body');
   if (!DISPUTABLE.has(capture.status)) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'TRANSACTION_NOT_DISPUTABLE', `A ${capture.status} capture cannot be disputed.`, {

@@ -3,7 +3,7 @@
 import { money, type Money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
-import { isReversedCapture, type StoredCapture } from '../payments/service.js';
+import type { StoredCapture } from '../payments/api.js';
 import { allowedSellerActions, isAppealable, type SellerAction } from './actions.js';
 import type { Dispute } from './model.js';
 import { viewOf } from './model.js';
@@ -44,14 +44,14 @@ function transactionStatus(capture: StoredCapture | undefined): string {
   if (!capture) return 'COMPLETED';
   if (capture.status === 'DECLINED') return 'DENIED';
   // The dispute's transaction enumeration has REVERSED; the capture shows REFUNDED with the reason.
-  if (isReversedCapture(capture.status, capture.statusReason)) return 'REVERSED';
+  if (capture.reversed) return 'REVERSED';
   return TRANSACTION_STATUSES.has(capture.status) ? capture.status : 'COMPLETED';
 }
 
 /** What may still be refunded to settle the dispute: the disputed amount, within what the capture has left. */
 export function allowedRefundMinor(dispute: Dispute, capture: StoredCapture | undefined): bigint {
   if (!capture) return dispute.amountMinor;
-  const left = isReversedCapture(capture.status, capture.statusReason) ? 0n : capture.amountMinor - capture.refundedMinor;
+  const left = capture.reversed ? 0n : capture.amountMinor - capture.refundedMinor;
   return left < dispute.amountMinor ? (left > 0n ? left : 0n) : dispute.amountMinor;
 }
 

@@ -10,7 +10,6 @@ import { runMutation, sendResult, serviceContext } from '../http/idempotency.js'
 import { link } from '../http/links.js';
 import { returnPreference } from '../http/prefer.js';
 import { parseBody } from '../http/validation.js';
-import { setDisputeCheck } from '../payments/service.js';
 import { actAsBuyer, openDispute, showForBuyer } from './buyer.js';
 import { registerDeadlineJob, sweepForRequest } from './deadlines.js';
 import { patchDispute } from './contact.js';
@@ -158,7 +157,6 @@ function registerControlRoutes(scope: FastifyInstance, deps: ServerDeps): void {
 }
 
 export function registerDisputesRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  setDisputeCheck((db, accountId, captureId) => store.captureIsDisputed(db, accountId, captureId));
   registerDeadlineJob(deps);
   deps.hooks.onAccountReset.push((db, accountId) => store.deleteAccountDisputes(db, accountId));
   app.register(async (scope) => {

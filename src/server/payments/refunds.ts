@@ -5,7 +5,6 @@ import { addSeconds, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
-import type { Queryable } from '../db/schema.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
 import { amountOf } from './amounts.js';
@@ -20,15 +19,6 @@ import * as store from './store.js';
 export const MAX_REFUNDS_PER_CAPTURE = 10n;
 /** A capture can be refunded for 180 days on the account's clock. */
 export const REFUND_PERIOD_SECONDS = 180 * 86_400;
-
-export type DisputeCheck = (db: Queryable, accountId: string, captureId: string) => Promise<boolean>;
-
-let disputeCheck: DisputeCheck = async () => false;
-
-/** The disputes domain tells payments which captures are under dispute (no partial refunds then). */
-export function setDisputeCheck(check: DisputeCheck): void {
-  disputeCheck = check;
-}
 
 export interface RefundOptions {
   /** A refund settling a dispute: skips the dispute and balance checks. */
@@ -57,8 +47,9 @@ function requestedRefund(row: store.CaptureRow, body: RefundBody, remaining: big
   return amountMinor;
 }
 
+/** A capture under dispute (the disputes domain says which) takes only a full refund. */
 async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body: RefundBody, partial: boolean, options: RefundOptions) {
-  if (partial && !options.forDispute && (await disputeCheck(ctx.db, ctx.accountId, row.id))) {
+  if (partial && !options.forDispute && (await ctx.deps.domains.disputes.isCaptureDisputed(ctx, row.id))) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'TRANSACTION_DISPUTED', 'The capture is under dispute: only a full refund is possible.');
   }
   if (isoSeconds(addSeconds(new Date(row.create_time), REFUND_PERIOD_SECONDS)) <= isoSeconds(ctx.now)) {

@@ -4,8 +4,9 @@ import { money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
 import { notFound } from '../http/errors.js';
 import { reverseCompletedCapture } from './captures.js';
-import type { Resource } from './present.js';
+import { presentAuthorization, presentCapture, presentRefund, type Resource } from './present.js';
 import { refundCapture } from './refunds.js';
+import { isReversedCapture } from './states.js';
 import * as store from './store.js';
 
 export {
@@ -18,7 +19,7 @@ export {
   voidAuthorization,
 } from './authorizations.js';
 export { completePendingCapture, declinePendingCapture, getCapture, recordCapture, capturesHeldForVerification } from './captures.js';
-export { getRefund, refundCapture, setDisputeCheck, type DisputeCheck } from './refunds.js';
+export { getRefund, refundCapture } from './refunds.js';
 export { isReversedCapture } from './states.js';
 export type { Resource } from './present.js';
 
@@ -27,9 +28,13 @@ export interface StoredCapture {
   id: string;
   accountId: string;
   orderId: string;
+  /** The order's purchase unit it pays for. */
+  referenceId: string;
   authorizationId: string | null;
   status: string;
   statusReason: string | null;
+  /** Reversed (a dispute decided for the buyer): REFUNDED with a reversal reason. */
+  reversed: boolean;
   currency: string;
   amountMinor: bigint;
   feeMinor: bigint;
@@ -50,14 +55,19 @@ export async function findCapture(ctx: ServiceContext, captureId: string, option
   const row = options.forUpdate
     ? await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId)
     : await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
-  if (!row) return undefined;
+  return row ? storedCapture(row) : undefined;
+}
+
+function storedCapture(row: store.CaptureRow): StoredCapture {
   return {
     id: row.id,
     accountId: row.account_id,
     orderId: row.order_id,
+    referenceId: row.reference_id,
     authorizationId: row.authorization_id,
     status: row.status,
     statusReason: row.status_reason,
+    reversed: isReversedCapture(row.status, row.status_reason),
     currency: row.currency,
     amountMinor: row.amount_minor,
     feeMinor: row.fee_minor,
@@ -69,6 +79,36 @@ export async function findCapture(ctx: ServiceContext, captureId: string, option
     createTime: row.create_time,
     updateTime: row.update_time,
   };
+}
+
+/** The captures of an order, oldest first. */
+export async function capturesOfOrder(ctx: ServiceContext, orderId: string): Promise<StoredCapture[]> {
+  return (await store.capturesOfOrder(ctx.db, ctx.accountId, orderId)).map(storedCapture);
+}
+
+/** An order's authorizations, captures and refunds as the API shows them, with the purchase unit each belongs to. */
+export interface OrderPayments {
+  authorizations: Array<{ referenceId: string; resource: Resource }>;
+  captures: Array<{ referenceId: string; resource: Resource }>;
+  refunds: Array<{ captureId: string; resource: Resource }>;
+}
+
+export async function paymentsOfOrder(ctx: ServiceContext, orderId: string): Promise<OrderPayments> {
+  const authorizations = await store.authorizationsOfOrder(ctx.db, ctx.accountId, orderId);
+  const captures = await store.capturesOfOrder(ctx.db, ctx.accountId, orderId);
+  const refunds = await store.refundsOfCaptures(ctx.db, ctx.accountId, captures.map((capture) => capture.id));
+  return {
+    authorizations: authorizations.map((row) => ({ referenceId: row.reference_id, resource: presentAuthorization(row, ctx.baseUrl) })),
+    captures: captures.map((row) => ({ referenceId: row.reference_id, resource: presentCapture(row, ctx.baseUrl) })),
+    refunds: refunds.map((row) => ({ captureId: row.capture_id, resource: presentRefund(row, ctx.baseUrl) })),
+  };
+}
+
+/** Whether an authorization (or else a capture) of this account already carries this invoice_id. */
+export async function invoiceIdUsed(ctx: ServiceContext, kind: 'authorization' | 'capture', invoiceId: string): Promise<boolean> {
+  return kind === 'authorization'
+    ? store.authorizationInvoiceUsed(ctx.db, ctx.accountId, invoiceId)
+    : store.captureInvoiceUsed(ctx.db, ctx.accountId, invoiceId);
 }
 
 /**
