@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { createDisputesApi, type DisputesApi } from './disputes/api.js';
+import { createOauthApi, type OauthApi } from './oauth/api.js';
 import { createPaymentsApi, type PaymentsApi } from './payments/api.js';
 import { registerDisputesRoutes } from './disputes/routes.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
@@ -36,12 +37,14 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
  * `deps.domains` (no domain imports another's modules; test/server/domain-boundaries.test.ts).
  */
 export interface DomainApis {
+  oauth: OauthApi;
   payments: PaymentsApi;
   disputes: DisputesApi;
 }
 
 export function createDomainApis(): DomainApis {
   return {
+    oauth: createOauthApi(),
     payments: createPaymentsApi(),
     disputes: createDisputesApi(),
   };

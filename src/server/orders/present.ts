@@ -3,8 +3,7 @@
 import { z } from 'zod';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
-import { cardChecksJson, presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
-import { authorizationsOfOrder, capturesOfOrder, refundsOfCaptures } from '../payments/store.js';
+import { cardChecksJson, type Resource } from '../payments/api.js';
 import type { OrderRow } from './store.js';
 import { trackersByUnit } from './trackers.js';
 import { storedUnitSchema } from './units.js';
@@ -42,19 +41,17 @@ function orderLinks(row: OrderRow, baseUrl: string): Link[] {
 
 /** Each purchase unit's authorizations, captures and refunds, as the order shows them, and its trackers. */
 async function paymentsByUnit(ctx: ServiceContext, row: OrderRow) {
-  const authorizations = await authorizationsOfOrder(ctx.db, ctx.accountId, row.id);
-  const captures = await capturesOfOrder(ctx.db, ctx.accountId, row.id);
-  const refunds = await refundsOfCaptures(ctx.db, ctx.accountId, captures.map((capture) => capture.id));
-  const unitOfCapture = new Map(captures.map((capture) => [capture.id, capture.reference_id]));
+  const { authorizations, captures, refunds } = await ctx.deps.domains.payments.paymentsOfOrder(ctx, row.id);
+  const unitOfCapture = new Map(captures.map((capture) => [capture.resource.id, capture.referenceId]));
   const byUnit = new Map<string, Record<string, Resource[]>>();
   const add = (unit: string, kind: string, resource: Resource) => {
     const payments = byUnit.get(unit) ?? {};
     (payments[kind] ??= []).push(resource);
     byUnit.set(unit, payments);
   };
-  for (const authorization of authorizations) add(authorization.reference_id, 'authorizations', presentAuthorization(authorization, ctx.baseUrl));
-  for (const capture of captures) add(capture.reference_id, 'captures', presentCapture(capture, ctx.baseUrl));
-  for (const refund of refunds) add(unitOfCapture.get(refund.capture_id) ?? 'default', 'refunds', presentRefund(refund, ctx.baseUrl));
+  for (const authorization of authorizations) add(authorization.referenceId, 'authorizations', authorization.resource);
+  for (const capture of captures) add(capture.referenceId, 'captures', capture.resource);
+  for (const refund of refunds) add(unitOfCapture.get(refund.captureId) ?? 'default', 'refunds', refund.resource);
   // Only a captured order can have trackers.
   const trackers = captures.length > 0 ? await trackersByUnit(ctx, row.id, unitOfCapture) : new Map<string, Resource[]>();
   return { byUnit, trackers };

@@ -9,9 +9,7 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { sweepForRequest } from '../payments/expiry.js';
-import { applyMock } from '../payments/mock.js';
-import type { Resource } from '../payments/present.js';
+import { applyMock, sweepForRequest, type Resource } from '../payments/api.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {
   confirmOrderSchema,

@@ -7,10 +7,8 @@ import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
-import { findAccount } from '../oauth/store.js';
-import { writePaymentEvent } from '../payments/events.js';
-import * as payments from '../payments/service.js';
-import { authorizationInvoiceUsed, captureInvoiceUsed } from '../payments/store.js';
+import type { Resource } from '../payments/api.js';
+import { writeOrderEvent } from './events.js';
 import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
 import { applyOrderPatch, checkPatched, type PatchableOrder } from './patch.js';
 import { createOrderSchema, type ConfirmOrderBody, type CreateOrderBody, type OrderActionBody, type PatchRequest, type PaymentSourceInput } from './schema.js';
@@ -18,11 +16,10 @@ import { assertCanTransition, assertCanUpdate, orderStatusOf, type OrderStatus }
 import * as store from './store.js';
 import { checkUnit, checkUnitSet, type StoredUnit } from './units.js';
 
-type Resource = payments.Resource;
 type Payee = { email_address: string; merchant_id: string };
 
 async function payeeOf(ctx: ServiceContext): Promise<Payee> {
-  const account = await findAccount(ctx.db, ctx.accountId);
+  const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
   if (!account) throw notFound('payer', ctx.accountId);
   return { email_address: account.email, merchant_id: account.id };
 }
@@ -103,7 +100,7 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   };
   await store.insertOrder(ctx.db, row);
   const resource = await presentOrder(ctx, row);
-  if (row.status === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  if (row.status === 'APPROVED') await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -182,7 +179,7 @@ export async function confirmOrder(ctx: ServiceContext, id: string, body: Confir
   if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
   const moved = await moveOrder(ctx, row, target, details);
   const resource = await presentOrder(ctx, moved);
-  if (target === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  if (target === 'APPROVED') await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -210,7 +207,7 @@ export async function approveOrder(ctx: ServiceContext, id: string, source?: Pay
   else if (source) delete details.card_checks;
   const approved = await moveOrder(ctx, row, 'APPROVED', details);
   const resource = await presentOrder(ctx, approved);
-  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -248,10 +245,10 @@ export async function authorizeOrder(ctx: ServiceContext, id: string, body: Orde
   const { row, details } = await orderReadyFor(ctx, id, 'authorize', body);
   const unit = details.purchase_units[0];
   if (!unit) throw new Error(`order ${row.id} has no purchase unit`);
-  if (unit.invoice_id !== undefined && (await authorizationInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+  if (unit.invoice_id !== undefined && (await ctx.deps.domains.payments.invoiceIdUsed(ctx, 'authorization', unit.invoice_id))) {
     throw duplicateInvoice(unit, 0);
   }
-  await payments.createAuthorization(ctx, {
+  await ctx.deps.domains.payments.createAuthorization(ctx, {
     orderId: row.id,
     referenceId: unit.reference_id,
     currency: row.currency,
@@ -270,12 +267,12 @@ export async function authorizeOrder(ctx: ServiceContext, id: string, body: Orde
 /** Captures an approved CAPTURE order: one capture per purchase unit, order COMPLETED. */
 export async function captureOrder(ctx: ServiceContext, id: string, body: OrderActionBody) {
   const { row, details } = await orderReadyFor(ctx, id, 'capture', body);
-  const held = await payments.capturesHeldForVerification(ctx);
+  const held = await ctx.deps.domains.payments.capturesHeldForVerification(ctx);
   for (const [index, unit] of details.purchase_units.entries()) {
-    if (unit.invoice_id !== undefined && (await captureInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+    if (unit.invoice_id !== undefined && (await ctx.deps.domains.payments.invoiceIdUsed(ctx, 'capture', unit.invoice_id))) {
       throw duplicateInvoice(unit, index);
     }
-    await payments.recordCapture(ctx, {
+    await ctx.deps.domains.payments.recordCapture(ctx, {
       orderId: row.id,
       referenceId: unit.reference_id,
       authorizationId: null,
@@ -297,6 +294,6 @@ export async function captureOrder(ctx: ServiceContext, id: string, body: OrderA
 async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Resource> {
   const completed = await moveOrder(ctx, row, 'COMPLETED');
   const resource = await presentOrder(ctx, completed);
-  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);
+  await writeOrderEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);
   return resource;
 }

@@ -7,8 +7,7 @@ import type { ServiceContext } from '../core/deps.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { checkPatchOperation, patchPath, patchValue, type PatchOp } from '../http/json-patch.js';
 import { link, type Link } from '../http/links.js';
-import type { Resource } from '../payments/present.js';
-import { capturesOfOrder } from '../payments/store.js';
+import type { Resource } from '../payments/api.js';
 import { parseOrderDetails } from './present.js';
 import { trackerItemsSchema, type PatchRequest, type TrackerItem, type TrackerRequest } from './schema.js';
 import { assertTrackerCanChange, trackerStatusOf, type TrackerStatus } from './states.js';
@@ -98,7 +97,7 @@ export async function addTracker(ctx: ServiceContext, orderId: string, input: Tr
   if (order.units > 1) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'MSP_NOT_SUPPORTED', 'Tracking is not supported on an order with several purchase units.');
   }
-  const capture = (await capturesOfOrder(ctx.db, ctx.accountId, orderId)).find((row) => row.id === input.capture_id);
+  const capture = (await ctx.deps.domains.payments.capturesOfOrder(ctx, orderId)).find((row) => row.id === input.capture_id);
   if (!capture) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'CAPTURE_ID_NOT_FOUND', 'This order has no capture with this id.', {
       field: '/capture_id',

@@ -6,7 +6,6 @@ import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { notFound } from '../http/errors.js';
 import { recordMovement } from '../ledger/store.js';
-import { findAccount } from '../oauth/store.js';
 import { writePaymentEvent } from './events.js';
 import { captureFee } from './fees.js';
 import { presentCapture, type CaptureDetails, type CardChecks, type Resource } from './present.js';
@@ -42,7 +41,7 @@ function processorResponse(checks: CardChecks, declined: boolean): CaptureDetail
 
 /** Whether new captures of this account are held for identity verification. */
 export async function capturesHeldForVerification(ctx: ServiceContext): Promise<boolean> {
-  const account = await findAccount(ctx.db, ctx.accountId);
+  const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
   return account?.kyc_status === 'PENDING';
 }
 

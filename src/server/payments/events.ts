@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
 import type { Resource } from './present.js';
-import { voidedExpired } from '../notifications/receiver-paths.js';
+import { voidedExpired } from '../notifications/api.js';
 
 export type PaymentEventType =
   | 'PAYMENT.AUTHORIZATION.CREATED'
@@ -12,9 +12,7 @@ export type PaymentEventType =
   | 'PAYMENT.CAPTURE.PENDING'
   | 'PAYMENT.CAPTURE.DECLINED'
   | 'PAYMENT.CAPTURE.REFUNDED'
-  | 'PAYMENT.CAPTURE.REVERSED'
-  | 'CHECKOUT.ORDER.APPROVED'
-  | 'CHECKOUT.ORDER.COMPLETED';
+  | 'PAYMENT.CAPTURE.REVERSED';
 
 const RESOURCE_TYPES: Record<PaymentEventType, string> = {
   'PAYMENT.AUTHORIZATION.CREATED': 'authorization',
@@ -24,8 +22,6 @@ const RESOURCE_TYPES: Record<PaymentEventType, string> = {
   'PAYMENT.CAPTURE.DECLINED': 'capture',
   'PAYMENT.CAPTURE.REFUNDED': 'refund',
   'PAYMENT.CAPTURE.REVERSED': 'capture',
-  'CHECKOUT.ORDER.APPROVED': 'checkout-order',
-  'CHECKOUT.ORDER.COMPLETED': 'checkout-order',
 };
 
 /** "12.34 USD" from a resource's amount, for summaries. */
@@ -48,8 +44,6 @@ const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
   'PAYMENT.CAPTURE.DECLINED': (r) => `Payment of ${amountText(r)} was declined`,
   'PAYMENT.CAPTURE.REFUNDED': (r) => `A ${amountText(r)} refund was issued`,
   'PAYMENT.CAPTURE.REVERSED': (r) => `Payment of ${amountText(r)} was reversed`,
-  'CHECKOUT.ORDER.APPROVED': () => 'An order has been approved by the buyer',
-  'CHECKOUT.ORDER.COMPLETED': () => 'Checkout order completed',
 };
 
 export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: Resource): Promise<void> {
