@@ -109,7 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const db = storage.db;
   try {
-    const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onClose: [] };
+    const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onStart: [], onClose: [] };
     let adminKey = '';
     let url = '';
     let publicUrl = '';
@@ -188,6 +188,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminKey = booted.adminKey;
     // Another server starting on the same new database may have written the credentials file first.
     deps.signingKeySecret = booted.signingKeySecret;
+    for (const hook of hooks.onStart) await hook();
 
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const address = app.server.address() as AddressInfo;

@@ -53,6 +53,12 @@ export interface LifecycleHooks {
   onAccountCreated: AccountHook[];
   /** Called in the transaction that resets an account: delete the domain's rows for it. */
   onAccountReset: AccountHook[];
+  /**
+   * Called once when the server starts, after bootstrap and before it listens: bring existing rows
+   * up to what the domain expects (the first-use data of accounts made before the domain had it),
+   * so that no request has to, and a GET never writes.
+   */
+  onStart: Array<() => Promise<void>>;
   /** Called when the server stops, after it stops accepting requests. */
   onClose: Array<() => Promise<void>>;
 }
