@@ -2,7 +2,7 @@
 
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
-import type { Resource } from '../payments/api.js';
+import type { Order } from './present.js';
 
 export type OrderEventType = 'CHECKOUT.ORDER.APPROVED' | 'CHECKOUT.ORDER.COMPLETED';
 
@@ -11,7 +11,7 @@ const SUMMARIES: Record<OrderEventType, string> = {
   'CHECKOUT.ORDER.COMPLETED': 'Checkout order completed',
 };
 
-export async function writeOrderEvent(ctx: ServiceContext, eventType: OrderEventType, resource: Resource): Promise<void> {
+export async function writeOrderEvent(ctx: ServiceContext, eventType: OrderEventType, resource: Order): Promise<void> {
   await writeEvent(
     ctx.db,
     { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },

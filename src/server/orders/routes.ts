@@ -9,7 +9,8 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { applyMock, sweepForRequest, type Resource } from '../payments/api.js';
+import { applyMock, sweepForRequest } from '../payments/api.js';
+import type { Order } from './present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {
   confirmOrderSchema,
@@ -32,7 +33,7 @@ async function mutate(
   reply: FastifyReply,
   operation: string,
   status: number,
-  work: (ctx: ServiceContext) => Promise<Resource>,
+  work: (ctx: ServiceContext) => Promise<Order>,
 ) {
   const preference = returnPreference(request);
   await sweepForRequest(deps, request);

@@ -7,9 +7,8 @@ import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
-import type { Resource } from '../payments/api.js';
 import { writeOrderEvent } from './events.js';
-import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
+import { parseOrderDetails, presentOrder, type Order, type OrderDetails } from './present.js';
 import { applyOrderPatch, checkPatched, type PatchableOrder } from './patch.js';
 import { createOrderSchema, type ConfirmOrderBody, type CreateOrderBody, type OrderActionBody, type PatchRequest, type PaymentSourceInput } from './schema.js';
 import { assertCanTransition, assertCanUpdate, orderStatusOf, type OrderStatus } from './states.js';
@@ -78,7 +77,7 @@ async function checkedUnits(ctx: ServiceContext, body: CreateOrderBody) {
   return body.purchase_units.map((unit, index) => checkUnit(unit, index, payee));
 }
 
-export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Resource> {
+export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Order> {
   const checked = await checkedUnits(ctx, body);
   const details: OrderDetails = { purchase_units: checked.map((unit) => unit.unit) };
   if (body.payment_source) details.payment_source = maskedSource(body.payment_source);
@@ -120,7 +119,7 @@ async function loadOrderForUpdate(ctx: ServiceContext, id: string): Promise<stor
   return row;
 }
 
-export async function getOrder(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function getOrder(ctx: ServiceContext, id: string): Promise<Order> {
   return presentOrder(ctx, await loadOrder(ctx, id));
 }
 
@@ -167,7 +166,7 @@ function checkCardExpiry(ctx: ServiceContext, source: PaymentSourceInput): void 
  * The payer confirms how they will pay: a card approves the order at once; a wallet or bank
  * method waits for the payer at the payer-action link.
  */
-export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Resource> {
+export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Order> {
   const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   const target: OrderStatus = body.payment_source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
@@ -194,7 +193,7 @@ async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: Order
 }
 
 /** The payer's approval (control plane or the approve page). Approving twice changes nothing. */
-export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Resource> {
+export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Order> {
   const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   if (status === 'APPROVED') return presentOrder(ctx, row);
@@ -291,7 +290,7 @@ export async function captureOrder(ctx: ServiceContext, id: string, body: OrderA
   return completeOrder(ctx, row);
 }
 
-async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Resource> {
+async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Order> {
   const completed = await moveOrder(ctx, row, 'COMPLETED');
   const resource = await presentOrder(ctx, completed);
   await writeOrderEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);

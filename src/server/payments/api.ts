@@ -5,7 +5,7 @@
 import type { ServiceContext } from '../core/deps.js';
 import type { NewAuthorization } from './authorizations.js';
 import type { NewCapture } from './captures.js';
-import type { Resource } from './present.js';
+import type { Authorization, Capture, PaymentResource, Refund } from './present.js';
 import * as service from './service.js';
 import type { OrderPayments, StoredCapture } from './service.js';
 
@@ -19,15 +19,15 @@ export interface PaymentsApi {
   /** Whether an authorization (or a capture) of the account already carries this invoice_id. */
   invoiceIdUsed(ctx: ServiceContext, kind: 'authorization' | 'capture', invoiceId: string): Promise<boolean>;
   /** Creates an authorization of an order (PAYMENT.AUTHORIZATION.CREATED). */
-  createAuthorization(ctx: ServiceContext, input: NewAuthorization): Promise<Resource>;
+  createAuthorization(ctx: ServiceContext, input: NewAuthorization): Promise<Authorization>;
   /** Records a capture of an order: fee, ledger, event. */
-  recordCapture(ctx: ServiceContext, input: NewCapture): Promise<Resource>;
+  recordCapture(ctx: ServiceContext, input: NewCapture): Promise<Capture>;
   /** Whether new captures of the account are held (PENDING) for identity verification. */
   capturesHeldForVerification(ctx: ServiceContext): Promise<boolean>;
   /** Refunds a capture to settle a dispute (no dispute or balance check); undefined amount = what is left. */
-  refundCaptureForDispute(ctx: ServiceContext, captureId: string, amountMinor: bigint | undefined, note: string | undefined): Promise<Resource>;
+  refundCaptureForDispute(ctx: ServiceContext, captureId: string, amountMinor: bigint | undefined, note: string | undefined): Promise<Refund>;
   /** Reverses a COMPLETED or PARTIALLY_REFUNDED capture (a dispute decided for the buyer). */
-  reverseCapture(ctx: ServiceContext, captureId: string, reason?: string): Promise<Resource>;
+  reverseCapture(ctx: ServiceContext, captureId: string, reason?: string): Promise<Capture>;
 }
 
 export function createPaymentsApi(): PaymentsApi {
@@ -44,7 +44,7 @@ export function createPaymentsApi(): PaymentsApi {
   };
 }
 
-export type { NewAuthorization, NewCapture, OrderPayments, Resource, StoredCapture };
+export type { Authorization, Capture, NewAuthorization, NewCapture, OrderPayments, PaymentResource, Refund, StoredCapture };
 
 // Shared as values, not calls: the Money shapes and checks that orders validate with, the card
 // checks orders keep, and the mock-response header that orders' payment steps honour.

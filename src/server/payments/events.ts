@@ -2,7 +2,7 @@
 
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
-import type { Resource } from './present.js';
+import type { PaymentResource } from './present.js';
 import { voidedExpired } from '../notifications/api.js';
 
 export type PaymentEventType =
@@ -25,15 +25,11 @@ const RESOURCE_TYPES: Record<PaymentEventType, string> = {
 };
 
 /** "12.34 USD" from a resource's amount, for summaries. */
-function amountText(resource: Resource): string {
-  const amount = resource.amount as { value?: unknown; currency_code?: unknown } | undefined;
-  if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
-    return `${amount.value} ${amount.currency_code}`;
-  }
-  return '';
+function amountText(resource: PaymentResource): string {
+  return `${resource.amount.value} ${resource.amount.currency_code}`;
 }
 
-const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
+const SUMMARIES: Record<PaymentEventType, (resource: PaymentResource) => string> = {
   'PAYMENT.AUTHORIZATION.CREATED': (r) => `Payment authorized for ${amountText(r)}`,
   'PAYMENT.AUTHORIZATION.VOIDED': (r) =>
     voidedExpired(r)
@@ -46,7 +42,7 @@ const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
   'PAYMENT.CAPTURE.REVERSED': (r) => `Payment of ${amountText(r)} was reversed`,
 };
 
-export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: Resource): Promise<void> {
+export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: PaymentResource): Promise<void> {
   await writeEvent(
     ctx.db,
     { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },

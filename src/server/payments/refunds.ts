@@ -10,7 +10,7 @@ import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
 import { amountOf } from './amounts.js';
 import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
-import { captureDetailsSchema, presentRefund, type RefundDetails, type Resource } from './present.js';
+import { captureDetailsSchema, presentRefund, type Refund, type RefundDetails } from './present.js';
 import type { RefundBody } from './schema.js';
 import { assertCaptureCanTransition, captureStatusOf } from './states.js';
 import * as store from './store.js';
@@ -67,7 +67,7 @@ async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body
 }
 
 /** Refunds all (no amount) or part of a capture; raises PAYMENT.CAPTURE.REFUNDED. */
-export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Resource> {
+export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Refund> {
   // Lock order: the account (a new invoice_id is checked unused), the capture, then the balance.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
   const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
@@ -138,7 +138,7 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
   return resource;
 }
 
-export async function getRefund(ctx: ServiceContext, refundId: string): Promise<Resource> {
+export async function getRefund(ctx: ServiceContext, refundId: string): Promise<Refund> {
   const row = await store.findRefundRow(ctx.db, ctx.accountId, refundId);
   if (!row) throw notFound('refund', refundId);
   return presentRefund(row, ctx.baseUrl);

@@ -7,7 +7,7 @@ import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
 import { noExpiryDue, registerExpiryJob, sweepForRequest } from './expiry.js';
 import { applyMock } from './mock.js';
-import type { Resource } from './present.js';
+import type { PaymentResource } from './present.js';
 import {
   captureBodySchema,
   idParamsSchema,
@@ -25,7 +25,7 @@ interface MutationSpec {
   status: number;
   /** Controls the answer's shape by Prefer (minimal by default). */
   preferable: boolean;
-  work: (ctx: ServiceContext) => Promise<Resource | Record<string, unknown>>;
+  work: (ctx: ServiceContext) => Promise<PaymentResource>;
 }
 
 async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, spec: MutationSpec) {
@@ -37,14 +37,14 @@ async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyR
     { operation: spec.operation, retentionSeconds: RETENTION_SECONDS.payments },
     async (ctx) => {
       const resource = await spec.work(ctx);
-      const body = spec.preferable ? shapeForPreference(resource as Resource, preference) : resource;
+      const body = spec.preferable ? shapeForPreference(resource, preference) : resource;
       return { status: spec.status, body };
     },
   );
   return sendResult(reply, result);
 }
 
-async function read(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<Resource>) {
+async function read(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<PaymentResource>) {
   applyMock(request);
   const { id } = parsePath(idParamsSchema, request.params);
   await sweepForRequest(deps, request);

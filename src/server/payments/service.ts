@@ -4,7 +4,7 @@ import { money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
 import { notFound } from '../http/errors.js';
 import { reverseCompletedCapture } from './captures.js';
-import { presentAuthorization, presentCapture, presentRefund, type Resource } from './present.js';
+import { presentAuthorization, presentCapture, presentRefund, type Authorization, type Capture, type Refund } from './present.js';
 import { refundCapture } from './refunds.js';
 import { isReversedCapture } from './states.js';
 import * as store from './store.js';
@@ -21,7 +21,7 @@ export {
 export { completePendingCapture, declinePendingCapture, getCapture, recordCapture, capturesHeldForVerification } from './captures.js';
 export { getRefund, refundCapture } from './refunds.js';
 export { isReversedCapture } from './states.js';
-export type { Resource } from './present.js';
+export type { Authorization, Capture, PaymentResource, Refund } from './present.js';
 
 /** A capture as stored, amounts in minor units. */
 export interface StoredCapture {
@@ -88,9 +88,9 @@ export async function capturesOfOrder(ctx: ServiceContext, orderId: string): Pro
 
 /** An order's authorizations, captures and refunds as the API shows them, with the purchase unit each belongs to. */
 export interface OrderPayments {
-  authorizations: Array<{ referenceId: string; resource: Resource }>;
-  captures: Array<{ referenceId: string; resource: Resource }>;
-  refunds: Array<{ captureId: string; resource: Resource }>;
+  authorizations: Array<{ referenceId: string; resource: Authorization }>;
+  captures: Array<{ referenceId: string; resource: Capture }>;
+  refunds: Array<{ captureId: string; resource: Refund }>;
 }
 
 export async function paymentsOfOrder(ctx: ServiceContext, orderId: string): Promise<OrderPayments> {
@@ -121,7 +121,7 @@ export async function refundCaptureForDispute(
   captureId: string,
   amountMinor: bigint | undefined,
   note: string | undefined,
-): Promise<Resource> {
+): Promise<Refund> {
   const capture = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
   if (!capture) throw notFound('capture', captureId);
   const body = {
@@ -136,6 +136,6 @@ export async function refundCaptureForDispute(
  * REFUNDED with status_details.reason `reason` (BUYER_COMPLAINT or CHARGEBACK), a REVERSAL ledger movement taking the net still
  * held, and PAYMENT.CAPTURE.REVERSED. Other statuses: 422 REVERSAL_NOT_ALLOWED.
  */
-export function reverseCapture(ctx: ServiceContext, captureId: string, reason = 'BUYER_COMPLAINT'): Promise<Resource> {
+export function reverseCapture(ctx: ServiceContext, captureId: string, reason = 'BUYER_COMPLAINT'): Promise<Capture> {
   return reverseCompletedCapture(ctx, captureId, reason);
 }
