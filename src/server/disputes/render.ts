@@ -10,6 +10,40 @@ import { viewOf } from './model.js';
 import type { DocumentRef } from './schema.js';
 import { sellerStateOf } from './states.js';
 
+type Details = Dispute['details'];
+
+/**
+ * The API's dispute, the merchant's view (declared once here; the CLI's client parses what it
+ * shows, src/lib/api/disputes.ts). Documents, evidences and supporting info keep the stored shapes.
+ */
+export interface DisputeResource {
+  dispute_id: string;
+  create_time: string;
+  update_time: string;
+  disputed_transactions: Array<Record<string, unknown>>;
+  reason: string;
+  status: string;
+  dispute_amount: Money;
+  dispute_outcome?: { outcome_code: string; amount_refunded?: Money };
+  adjudications?: Details['adjudications'];
+  money_movements?: Details['money_movements'];
+  dispute_life_cycle_stage: string;
+  dispute_channel: 'INTERNAL';
+  messages?: Array<Record<string, unknown>>;
+  evidences?: Array<Record<string, unknown>>;
+  supporting_info?: Array<Record<string, unknown>>;
+  communication_details?: Details['communication_details'];
+  buyer_response_due_date?: string;
+  seller_response_due_date?: string;
+  offer?: Record<string, unknown>;
+  refund_details?: { allowed_refund_amount: Money };
+  allowed_response_options?: Record<string, unknown>;
+  links: Link[];
+}
+
+/** One row of the list (dispute_info). */
+export type DisputeSummary = Pick<DisputeResource, 'dispute_id' | 'create_time' | 'update_time' | 'reason' | 'status' | 'dispute_amount' | 'dispute_life_cycle_stage' | 'dispute_channel' | 'buyer_response_due_date' | 'seller_response_due_date' | 'links'> & { dispute_state: string };
+
 export const disputePath = (id: string): string => `/v1/customer/disputes/${encodeURIComponent(id)}`;
 
 /** PayPal's rel names for the action links. */
@@ -82,7 +116,7 @@ export function acceptClaimTypesFor(dispute: Dispute): string[] {
 const nonEmpty = <T>(items: readonly T[]): T[] | undefined => (items.length > 0 ? [...items] : undefined);
 
 /** The full dispute resource (the merchant's view). */
-export function renderDispute(dispute: Dispute, capture: StoredCapture | undefined, ctx: ServiceContext): Record<string, unknown> {
+export function renderDispute(dispute: Dispute, capture: StoredCapture | undefined, ctx: ServiceContext): DisputeResource {
   const { details } = dispute;
   const amount: Money = money(dispute.amountMinor, dispute.currency);
   const actions = allowedSellerActions(viewOf(dispute, ctx.now));
@@ -97,7 +131,8 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
     buyer: { name: details.buyer_name },
     seller: { merchant_id: dispute.accountId },
   };
-  const resource: Record<string, unknown> = {
+  // Built in the API's field order; the fields set below complete it.
+  const resource = {
     dispute_id: dispute.id,
     create_time: dispute.createTime,
     update_time: dispute.updateTime,
@@ -105,7 +140,7 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
     reason: dispute.reason,
     status: dispute.status,
     dispute_amount: amount,
-  };
+  } as DisputeResource;
   if (dispute.status === 'RESOLVED' && details.outcome) {
     resource.dispute_outcome = {
       outcome_code: details.outcome.outcome_code,
@@ -154,7 +189,7 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
 }
 
 /** One row of the list (dispute_info). */
-export function renderSummary(dispute: Dispute, ctx: ServiceContext): Record<string, unknown> {
+export function renderSummary(dispute: Dispute, ctx: ServiceContext): DisputeSummary {
   const appealable = isAppealable(viewOf(dispute, ctx.now));
   return {
     dispute_id: dispute.id,

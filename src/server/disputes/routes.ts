@@ -16,7 +16,7 @@ import { patchDispute } from './contact.js';
 import { MULTIPART_PLUGIN_LIMITS, readActionBody, type UploadedFile } from './files.js';
 import { loadDispute } from './lifecycle.js';
 import { listDisputes, parseListQuery } from './list.js';
-import { disputePath } from './render.js';
+import { disputePath, type DisputeResource } from './render.js';
 import * as schema from './schema.js';
 import * as service from './service.js';
 import { simulatedErrorFor, type DisputeOperation } from './simulation.js';
@@ -37,7 +37,7 @@ interface ActionRoute<S extends z.ZodType> {
   simulate?: DisputeOperation;
   schema: S;
   files: boolean;
-  run: (ctx: ServiceContext, id: string, input: z.output<S>, files: UploadedFile[]) => Promise<service.Resource>;
+  run: (ctx: ServiceContext, id: string, input: z.output<S>, files: UploadedFile[]) => Promise<DisputeResource>;
 }
 
 function registerAction<S extends z.ZodType>(scope: FastifyInstance, deps: ServerDeps, route: ActionRoute<S>): void {
