@@ -81,7 +81,8 @@ export interface PayoutBatchHeader {
   time_created: string;
   time_completed?: string;
   time_closed?: string;
-  sender_batch_header: unknown;
+  /** As the sender gave it (stored as JSON). */
+  sender_batch_header: { sender_batch_id?: string; recipient_type?: string; email_subject?: string; email_message?: string };
   funding_source?: 'BALANCE';
   amount?: ReturnType<typeof payoutMoney>;
   fees?: ReturnType<typeof payoutMoney>;
@@ -141,7 +142,7 @@ export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): P
     header.time_completed = row.time_completed;
     header.time_closed = row.time_completed;
   }
-  header.sender_batch_header = JSON.parse(row.sender_batch_header) as unknown;
+  header.sender_batch_header = JSON.parse(row.sender_batch_header) as PayoutBatchHeader['sender_batch_header'];
   header.funding_source = 'BALANCE';
   const [only] = totals;
   if (totals.length === 1 && only) {
@@ -158,7 +159,7 @@ export function createdBatchBody(row: BatchRow, baseUrl: string): { batch_header
       payout_batch_id: row.id,
       batch_status: row.status,
       time_created: row.time_created,
-      sender_batch_header: JSON.parse(row.sender_batch_header) as unknown,
+      sender_batch_header: JSON.parse(row.sender_batch_header) as PayoutBatchHeader['sender_batch_header'],
     },
     links: [link(baseUrl, batchPath(row.id), 'self')],
   };
