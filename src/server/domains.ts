@@ -1,7 +1,11 @@
-// Every domain the server serves, registered by name. Add a domain here and nowhere else.
+// Every domain the server serves, registered by name, and the service interfaces the domains call
+// each other through (each domain's api.ts), built once here. Add a domain here and nowhere else.
 
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
+import { createDisputesApi, type DisputesApi } from './disputes/api.js';
+import { createOauthApi, type OauthApi } from './oauth/api.js';
+import { createPaymentsApi, type PaymentsApi } from './payments/api.js';
 import { registerDisputesRoutes } from './disputes/routes.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
 import { registerNotificationsRoutes } from './notifications/routes.js';
@@ -27,3 +31,21 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'payouts', register: registerPayoutsRoutes }, // payouts
   { name: 'notifications', register: registerNotificationsRoutes },
 ];
+
+/**
+ * What one domain may call of another: each is that domain's api.ts interface, reached through
+ * `deps.domains` (no domain imports another's modules; test/server/domain-boundaries.test.ts).
+ */
+export interface DomainApis {
+  oauth: OauthApi;
+  payments: PaymentsApi;
+  disputes: DisputesApi;
+}
+
+export function createDomainApis(): DomainApis {
+  return {
+    oauth: createOauthApi(),
+    payments: createPaymentsApi(),
+    disputes: createDisputesApi(),
+  };
+}

@@ -19,6 +19,7 @@ import { isPostgresUrl, type Storage } from './db/storage.js';
 import { storedSigningKeyOpens } from './notifications/signing.js';
 import { dirname } from 'node:path';
 import { defaultCredentialsFile } from './credentials-path.js';
+import { createDomainApis } from './domains.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
@@ -114,7 +115,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const db = storage.db;
   try {
-    const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onClose: [] };
+    const hooks: LifecycleHooks = { onAccountCreated: [], onAccountReset: [], onStart: [], onClose: [] };
     let adminKey = '';
     let url = '';
     let publicUrl = '';
@@ -147,6 +148,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const owner = cachedTokenOwner(deps, token);
         return owner === NOT_CACHED ? undefined : owner?.accountId;
       }),
+      domains: createDomainApis(),
       signingKeySecret,
       publicUrl: () => publicUrl,
       linkBase: (host) => linkBase(host),
@@ -199,6 +201,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminKey = booted.adminKey;
     // Another server starting on the same new database may have written the credentials file first.
     deps.signingKeySecret = booted.signingKeySecret;
+    for (const hook of hooks.onStart) await hook();
 
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const address = app.server.address() as AddressInfo;

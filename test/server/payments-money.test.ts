@@ -3,7 +3,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { percentOf } from '../../src/lib/money.js';
 import { recordMovement } from '../../src/server/ledger/store.js';
-import { setDisputeCheck } from '../../src/server/payments/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture, capturedPayment, refund, usd } from './payments-helpers.js';
 
@@ -233,11 +232,21 @@ describe('refunds', () => {
     ]);
   });
 
-  afterEach(() => setDisputeCheck(async () => false));
+  // Payments asks the disputes domain through the interface wired in deps.domains: a stand-in here.
+  const wiredDisputes = () => t.server.deps.domains.disputes;
+  let realDisputes: ReturnType<typeof wiredDisputes>;
+  beforeAll(() => {
+    realDisputes = wiredDisputes();
+  });
+  afterEach(() => {
+    t.server.deps.domains.disputes = realDisputes;
+  });
 
   it('refuses partial refunds of a disputed capture, allows the full refund', async () => {
     const { captureId } = await capturedPayment(t, '20.00');
-    setDisputeCheck(async (_db, accountId, id) => accountId === t.merchant.payer_id && id === captureId);
+    t.server.deps.domains.disputes = {
+      isCaptureDisputed: async (ctx, id) => ctx.accountId === t.merchant.payer_id && id === captureId,
+    };
     expect(issueOf(await refund(t, captureId, usd('5.00')))).toBe('TRANSACTION_DISPUTED');
     const full = await refund(t, captureId, {});
     expect(full.status).toBe(200);

@@ -1,6 +1,10 @@
 // Invoice templates over HTTP: system templates, create, replace (the spec's PUT and its errors), delete, tenancy.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freshTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { startTestServer, type Merchant, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -62,11 +66,32 @@ describe('system templates', () => {
     expect(Object.keys(list.body.templates[0]).sort()).toEqual(['default_template', 'id', 'name']);
   });
 
-  it('an account created before invoicing existed gets them on first access', async () => {
-    const fresh = await server.createMerchant();
-    await server.server.db.deleteFrom('invoice_templates').where('account_id', '=', fresh.payer_id).execute();
-    const list = await server.request('GET', base, { token: fresh.token });
-    expect(list.body.templates.map((t: { name: string }) => t.name)).toEqual(['Quantity', 'Hours', 'Amount']);
+  it('a read writes nothing: an account made before invoicing existed gets them when a server starts', async () => {
+    // A database the test names is kept when its server closes, for the second server to start on.
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-templates-'));
+    const database = onPostgres ? await freshTestDatabase() : undefined;
+    const kept = { dbPath: database?.url ?? join(dir, 'payctl.db'), credentialsFile: join(dir, 'credentials.json') };
+    const first = await startTestServer(kept);
+    const older = await first.createMerchant();
+    const templatesOf = async (db: TestServer['server']['db']) =>
+      (await db.selectFrom('invoice_templates').select('name').where('account_id', '=', older.payer_id).orderBy('id').execute()).map((row) => row.name);
+    // What an account of a database older than invoicing has: no templates.
+    await first.server.db.deleteFrom('invoice_templates').where('account_id', '=', older.payer_id).execute();
+    const read = await first.request('GET', base, { token: older.token });
+    expect(read.status).toBe(200);
+    expect(read.body.templates).toEqual([]);
+    expect((await first.request('GET', `${base}/TEMP-NONE`, { token: older.token })).status).toBe(404);
+    expect(await templatesOf(first.server.db)).toEqual([]);
+    await first.close();
+
+    const second = await startTestServer(kept);
+    try {
+      expect(await templatesOf(second.server.db)).toEqual(['Quantity', 'Hours', 'Amount']);
+    } finally {
+      await second.close();
+      await database?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -9,8 +9,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
 import type { DialectName } from '../db/storage.js';
-import { storedInvoiceProblem } from '../invoicing/resource.js';
-import { viewTemplateProblem } from '../invoicing/view-template.js';
+import { storedInvoiceProblem, viewTemplateProblem } from '../invoicing/api.js';
 import type { AuditCheck, CodeCheck } from './checks.js';
 
 const scope = (column: string, accountId: string | null) =>

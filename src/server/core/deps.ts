@@ -1,9 +1,10 @@
 // What every domain's routes and services are given: no globals, everything passed in.
 
-import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import type { Db, Queryable } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
-import type { ReadCache } from '../http/read-cache.js';
+import type { DomainApis } from '../domains.js';
 import type { Clock } from './clock.js';
 import type { IdGenerator } from './ids.js';
 import type { Scheduler } from './scheduler.js';
@@ -52,8 +53,29 @@ export interface LifecycleHooks {
   onAccountCreated: AccountHook[];
   /** Called in the transaction that resets an account: delete the domain's rows for it. */
   onAccountReset: AccountHook[];
+  /**
+   * Called once when the server starts, after bootstrap and before it listens: bring existing rows
+   * up to what the domain expects (the first-use data of accounts made before the domain had it),
+   * so that no request has to, and a GET never writes.
+   */
+  onStart: Array<() => Promise<void>>;
   /** Called when the server stops, after it stops accepting requests. */
   onClose: Array<() => Promise<void>>;
+}
+
+/**
+ * Kept answers of GETs, as the app and the routes use them (http/read-cache.ts implements it; core
+ * names only the shape, so that it depends on nothing above it).
+ */
+export interface KeptAnswers {
+  /** Answers the request from a kept answer; false when none may be given. */
+  answer(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Answers given from the cache, missed, and kept (for tests and benchmarks). */
+  readonly stats: { hits: number; misses: number; stored: number };
+  /** Stops giving kept answers (for good). */
+  disable(): void;
+  /** Route hooks that keep this route's answers while `fresh(accountId)` holds. */
+  route(fresh: (accountId: string) => boolean): { onRequest: onRequestHookHandler; onSend: onSendHookHandler };
 }
 
 export interface ServerDeps {
@@ -68,7 +90,12 @@ export interface ServerDeps {
   hooks: LifecycleHooks;
   log: FastifyBaseLogger;
   /** Kept answers of the payment resource GETs (http/read-cache.ts). */
-  readCache: ReadCache;
+  readCache: KeptAnswers;
+  /**
+   * Each domain's service interface (its api.ts), wired once in domains.ts. A domain calls another
+   * only through this (`ctx.deps.domains.payments.findCapture(ctx, id)`), never through its modules.
+   */
+  domains: DomainApis;
   /** The 32 bytes the webhook signing key is sealed under in the database; kept in the credentials file. */
   signingKeySecret: Buffer;
   /** The server's public base URL (--public-url, else the listening address) once listening. */

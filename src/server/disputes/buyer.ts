@@ -6,28 +6,29 @@ import type { ServiceContext } from '../core/deps.js';
 import { transactionId, upperId } from '../core/ids.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { money } from '../../lib/money.js';
-import { findCapture } from '../payments/service.js';
 import { allowedBuyerActions, assertBuyerCan, offerPending } from './actions.js';
 import { amountIn } from './amounts.js';
 import { planEvidences, recordEvidences } from './evidence.js';
 import { eventFor, loadDispute, loadDisputeForUpdate, moveTo, resolve, saveDispute } from './lifecycle.js';
 import { viewOf, type Dispute } from './model.js';
 import { captureOf, refundBuyer } from './money-effects.js';
-import { renderDispute } from './render.js';
+import { renderDispute, type DisputeResource } from './render.js';
 import type { BuyerAction, OfferEvent, openDisputeSchema } from './schema.js';
-import { escalateToClaim, type Resource } from './service.js';
+import { escalateToClaim } from './service.js';
 import * as store from './store.js';
 
 const DISPUTABLE = new Set(['COMPLETED', 'PARTIALLY_REFUNDED']);
 
 /** The control plane's answers add what the buyer may do next. */
-function withBuyerActions(resource: Resource, dispute: Dispute, ctx: ServiceContext): Resource {
+type BuyerView = DisputeResource & { buyer_actions: ReturnType<typeof allowedBuyerActions> };
+
+function withBuyerActions(resource: DisputeResource, dispute: Dispute, ctx: ServiceContext): BuyerView {
   return { ...resource, buyer_actions: allowedBuyerActions(viewOf(dispute, ctx.now)) };
 }
 
-export async function openDispute(ctx: ServiceContext, input: z.infer<typeof openDisputeSchema>): Promise<Resource> {
+export async function openDispute(ctx: ServiceContext, input: z.infer<typeof openDisputeSchema>): Promise<BuyerView> {
   // Locked: two buyers' complaints at once must not both find the capture without an open dispute.
-  const capture = await findCapture(ctx, input.disputed_transaction_id, { forUpdate: true });
+  const capture = await ctx.deps.domains.payments.findCapture(ctx, input.disputed_transaction_id, { forUpdate: true });
   if (!capture) throw notFound('capture', input.disputed_transaction_id, 'body');
   if (!DISPUTABLE.has(capture.status)) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'TRANSACTION_NOT_DISPUTABLE', `A ${capture.status} capture cannot be disputed.`, {
@@ -153,7 +154,7 @@ async function applyBuyerAction(ctx: ServiceContext, dispute: Dispute, action: B
   }
 }
 
-export async function actAsBuyer(ctx: ServiceContext, id: string, action: BuyerAction): Promise<Resource> {
+export async function actAsBuyer(ctx: ServiceContext, id: string, action: BuyerAction): Promise<BuyerView> {
   const dispute = await loadDisputeForUpdate(ctx, id);
   assertBuyerCan(viewOf(dispute, ctx.now), action.action);
   const before = dispute.status;
@@ -162,7 +163,7 @@ export async function actAsBuyer(ctx: ServiceContext, id: string, action: BuyerA
 }
 
 /** The dispute as the control plane shows it: the resource plus what the buyer may do next. */
-export async function showForBuyer(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function showForBuyer(ctx: ServiceContext, id: string): Promise<BuyerView> {
   const dispute = await loadDispute(ctx, id);
   return withBuyerActions(renderDispute(dispute, await captureOf(ctx, dispute), ctx), dispute, ctx);
 }

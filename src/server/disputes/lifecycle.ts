@@ -7,7 +7,7 @@ import { notFound } from '../http/errors.js';
 import { money } from '../../lib/money.js';
 import { captureOf } from './money-effects.js';
 import { disputeFromRow, disputeToRow, type Dispute } from './model.js';
-import { renderDispute } from './render.js';
+import { renderDispute, type DisputeResource } from './render.js';
 import type { DisputeDetails } from './schema.js';
 import * as store from './store.js';
 import { assertCanAdvanceStage, assertCanTransition, type DisputeStage, type DisputeStatus } from './states.js';
@@ -85,7 +85,7 @@ export async function saveDispute(
   ctx: ServiceContext,
   dispute: Dispute,
   event: DisputeEvent,
-): Promise<Record<string, unknown>> {
+): Promise<DisputeResource> {
   const row = disputeToRow(dispute, ctx.now);
   dispute.updateTime = row.update_time;
   if (event === 'CREATED') await store.insertDispute(ctx.db, row);

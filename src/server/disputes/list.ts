@@ -4,9 +4,9 @@ import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { parseRfc3339 } from '../core/rfc3339.js';
 import { serviceError } from '../http/errors.js';
-import { link } from '../http/links.js';
+import { link, type Link } from '../http/links.js';
 import { disputeFromRow } from './model.js';
-import { renderSummary } from './render.js';
+import { renderSummary, type DisputeSummary } from './render.js';
 import * as store from './store.js';
 import { DISPUTE_STATES } from './states.js';
 
@@ -108,7 +108,7 @@ function pageQuery(query: ListQuery, token?: string): string {
   return params.toString();
 }
 
-export async function listDisputes(ctx: ServiceContext, query: ListQuery): Promise<Record<string, unknown>> {
+export async function listDisputes(ctx: ServiceContext, query: ListQuery): Promise<{ items: DisputeSummary[]; links: Link[] }> {
   const rows = await store.listDisputes(ctx.db, ctx.accountId, {
     ...(query.transactionId !== undefined ? { captureId: query.transactionId } : {}),
     ...(query.startTime !== undefined ? { startTime: query.startTime } : {}),

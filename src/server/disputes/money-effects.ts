@@ -4,13 +4,13 @@ import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { balanceOf, recordMovement } from '../ledger/store.js';
 import { money } from '../../lib/money.js';
-import { findCapture, refundCaptureForDispute, reverseCapture, type StoredCapture } from '../payments/service.js';
+import type { StoredCapture } from '../payments/api.js';
 import type { Dispute } from './model.js';
 
 const REVERSIBLE = new Set(['COMPLETED', 'PARTIALLY_REFUNDED']);
 
 export function captureOf(ctx: ServiceContext, dispute: Dispute): Promise<StoredCapture | undefined> {
-  return findCapture(ctx, dispute.captureId);
+  return ctx.deps.domains.payments.findCapture(ctx, dispute.captureId);
 }
 
 function movement(dispute: Dispute, ctx: ServiceContext, type: 'DEBIT' | 'CREDIT', amountMinor: bigint, reason: string) {
@@ -26,7 +26,7 @@ function movement(dispute: Dispute, ctx: ServiceContext, type: 'DEBIT' | 'CREDIT
 /** Refunds `amountMinor` of the capture to the buyer (PAYMENT.CAPTURE.REFUNDED is written by payments). */
 export async function refundBuyer(ctx: ServiceContext, dispute: Dispute, amountMinor: bigint, note: string | undefined): Promise<void> {
   if (amountMinor <= 0n) return;
-  await refundCaptureForDispute(ctx, dispute.captureId, amountMinor, note);
+  await ctx.deps.domains.payments.refundCaptureForDispute(ctx, dispute.captureId, amountMinor, note);
   movement(dispute, ctx, 'DEBIT', amountMinor, 'DISPUTE_SETTLEMENT');
 }
 
@@ -39,7 +39,7 @@ export async function reverseForBuyer(ctx: ServiceContext, dispute: Dispute): Pr
   const capture = await captureOf(ctx, dispute);
   if (!capture || !REVERSIBLE.has(capture.status)) return 0n;
   const before = await balanceOf(ctx.db, ctx.accountId, capture.currency);
-  await reverseCapture(ctx, dispute.captureId, 'BUYER_COMPLAINT');
+  await ctx.deps.domains.payments.reverseCapture(ctx, dispute.captureId, 'BUYER_COMPLAINT');
   const taken = before - (await balanceOf(ctx.db, ctx.accountId, capture.currency));
   dispute.details.reversed_minor = (BigInt(dispute.details.reversed_minor) + taken).toString();
   if (taken > 0n) movement(dispute, ctx, 'DEBIT', taken, 'DISPUTE_SETTLEMENT');

@@ -3,12 +3,46 @@
 import { money, type Money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
-import { isReversedCapture, type StoredCapture } from '../payments/service.js';
+import type { StoredCapture } from '../payments/api.js';
 import { allowedSellerActions, isAppealable, type SellerAction } from './actions.js';
 import type { Dispute } from './model.js';
 import { viewOf } from './model.js';
 import type { DocumentRef } from './schema.js';
 import { sellerStateOf } from './states.js';
+
+type Details = Dispute['details'];
+
+/**
+ * The API's dispute, the merchant's view (declared once here; the CLI's client parses what it
+ * shows, src/lib/api/disputes.ts). Documents, evidences and supporting info keep the stored shapes.
+ */
+export interface DisputeResource {
+  dispute_id: string;
+  create_time: string;
+  update_time: string;
+  disputed_transactions: Array<Record<string, unknown>>;
+  reason: string;
+  status: string;
+  dispute_amount: Money;
+  dispute_outcome?: { outcome_code: string; amount_refunded?: Money };
+  adjudications?: Details['adjudications'];
+  money_movements?: Details['money_movements'];
+  dispute_life_cycle_stage: string;
+  dispute_channel: 'INTERNAL';
+  messages?: Array<Record<string, unknown>>;
+  evidences?: Array<Record<string, unknown>>;
+  supporting_info?: Array<Record<string, unknown>>;
+  communication_details?: Details['communication_details'];
+  buyer_response_due_date?: string;
+  seller_response_due_date?: string;
+  offer?: Record<string, unknown>;
+  refund_details?: { allowed_refund_amount: Money };
+  allowed_response_options?: Record<string, unknown>;
+  links: Link[];
+}
+
+/** One row of the list (dispute_info). */
+export type DisputeSummary = Pick<DisputeResource, 'dispute_id' | 'create_time' | 'update_time' | 'reason' | 'status' | 'dispute_amount' | 'dispute_life_cycle_stage' | 'dispute_channel' | 'buyer_response_due_date' | 'seller_response_due_date' | 'links'> & { dispute_state: string };
 
 export const disputePath = (id: string): string => `/v1/customer/disputes/${encodeURIComponent(id)}`;
 
@@ -44,14 +78,14 @@ function transactionStatus(capture: StoredCapture | undefined): string {
   if (!capture) return 'COMPLETED';
   if (capture.status === 'DECLINED') return 'DENIED';
   // The dispute's transaction enumeration has REVERSED; the capture shows REFUNDED with the reason.
-  if (isReversedCapture(capture.status, capture.statusReason)) return 'REVERSED';
+  if (capture.reversed) return 'REVERSED';
   return TRANSACTION_STATUSES.has(capture.status) ? capture.status : 'COMPLETED';
 }
 
 /** What may still be refunded to settle the dispute: the disputed amount, within what the capture has left. */
 export function allowedRefundMinor(dispute: Dispute, capture: StoredCapture | undefined): bigint {
   if (!capture) return dispute.amountMinor;
-  const left = isReversedCapture(capture.status, capture.statusReason) ? 0n : capture.amountMinor - capture.refundedMinor;
+  const left = capture.reversed ? 0n : capture.amountMinor - capture.refundedMinor;
   return left < dispute.amountMinor ? (left > 0n ? left : 0n) : dispute.amountMinor;
 }
 
@@ -82,7 +116,7 @@ export function acceptClaimTypesFor(dispute: Dispute): string[] {
 const nonEmpty = <T>(items: readonly T[]): T[] | undefined => (items.length > 0 ? [...items] : undefined);
 
 /** The full dispute resource (the merchant's view). */
-export function renderDispute(dispute: Dispute, capture: StoredCapture | undefined, ctx: ServiceContext): Record<string, unknown> {
+export function renderDispute(dispute: Dispute, capture: StoredCapture | undefined, ctx: ServiceContext): DisputeResource {
   const { details } = dispute;
   const amount: Money = money(dispute.amountMinor, dispute.currency);
   const actions = allowedSellerActions(viewOf(dispute, ctx.now));
@@ -97,7 +131,8 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
     buyer: { name: details.buyer_name },
     seller: { merchant_id: dispute.accountId },
   };
-  const resource: Record<string, unknown> = {
+  // Built in the API's field order; the fields set below complete it.
+  const resource = {
     dispute_id: dispute.id,
     create_time: dispute.createTime,
     update_time: dispute.updateTime,
@@ -105,7 +140,7 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
     reason: dispute.reason,
     status: dispute.status,
     dispute_amount: amount,
-  };
+  } as DisputeResource;
   if (dispute.status === 'RESOLVED' && details.outcome) {
     resource.dispute_outcome = {
       outcome_code: details.outcome.outcome_code,
@@ -154,7 +189,7 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
 }
 
 /** One row of the list (dispute_info). */
-export function renderSummary(dispute: Dispute, ctx: ServiceContext): Record<string, unknown> {
+export function renderSummary(dispute: Dispute, ctx: ServiceContext): DisputeSummary {
   const appealable = isAppealable(viewOf(dispute, ctx.now));
   return {
     dispute_id: dispute.id,

@@ -10,14 +10,13 @@ import { runMutation, sendResult, serviceContext } from '../http/idempotency.js'
 import { link } from '../http/links.js';
 import { returnPreference } from '../http/prefer.js';
 import { parseBody } from '../http/validation.js';
-import { setDisputeCheck } from '../payments/service.js';
 import { actAsBuyer, openDispute, showForBuyer } from './buyer.js';
 import { registerDeadlineJob, sweepForRequest } from './deadlines.js';
 import { patchDispute } from './contact.js';
 import { MULTIPART_PLUGIN_LIMITS, readActionBody, type UploadedFile } from './files.js';
 import { loadDispute } from './lifecycle.js';
 import { listDisputes, parseListQuery } from './list.js';
-import { disputePath } from './render.js';
+import { disputePath, type DisputeResource } from './render.js';
 import * as schema from './schema.js';
 import * as service from './service.js';
 import { simulatedErrorFor, type DisputeOperation } from './simulation.js';
@@ -38,7 +37,7 @@ interface ActionRoute<S extends z.ZodType> {
   simulate?: DisputeOperation;
   schema: S;
   files: boolean;
-  run: (ctx: ServiceContext, id: string, input: z.output<S>, files: UploadedFile[]) => Promise<service.Resource>;
+  run: (ctx: ServiceContext, id: string, input: z.output<S>, files: UploadedFile[]) => Promise<DisputeResource>;
 }
 
 function registerAction<S extends z.ZodType>(scope: FastifyInstance, deps: ServerDeps, route: ActionRoute<S>): void {
@@ -158,7 +157,6 @@ function registerControlRoutes(scope: FastifyInstance, deps: ServerDeps): void {
 }
 
 export function registerDisputesRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  setDisputeCheck((db, accountId, captureId) => store.captureIsDisputed(db, accountId, captureId));
   registerDeadlineJob(deps);
   deps.hooks.onAccountReset.push((db, accountId) => store.deleteAccountDisputes(db, accountId));
   app.register(async (scope) => {

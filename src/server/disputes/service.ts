@@ -12,7 +12,7 @@ import type { UploadedFile } from './files.js';
 import { advanceStage, eventFor, loadDispute, loadDisputeForUpdate, moveTo, resolve, saveDispute } from './lifecycle.js';
 import { viewOf, type Dispute } from './model.js';
 import { captureOf, refundBuyer, reinstateSeller, reverseForBuyer } from './money-effects.js';
-import { acceptClaimTypesFor, allowedRefundMinor, offerTypesFor, renderDispute } from './render.js';
+import { acceptClaimTypesFor, allowedRefundMinor, offerTypesFor, renderDispute, type DisputeResource } from './render.js';
 import type {
   acceptClaimSchema,
   acknowledgeReturnSchema,
@@ -26,9 +26,8 @@ import type {
 } from './schema.js';
 import { appealStageAfter } from './states.js';
 
-export type Resource = Record<string, unknown>;
 
-export async function showDispute(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function showDispute(ctx: ServiceContext, id: string): Promise<DisputeResource> {
   const dispute = await loadDispute(ctx, id);
   return renderDispute(dispute, await captureOf(ctx, dispute), ctx);
 }
@@ -39,7 +38,7 @@ async function sellerAction(
   id: string,
   action: Parameters<typeof assertSellerCan>[1],
   change: (dispute: Dispute) => Promise<void>,
-): Promise<Resource> {
+): Promise<DisputeResource> {
   const dispute = await loadDisputeForUpdate(ctx, id);
   assertSellerCan(viewOf(dispute, ctx.now), action);
   const before = dispute.status;

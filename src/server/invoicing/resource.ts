@@ -1,7 +1,7 @@
 // The stored form of an invoice and the resource the API returns for it.
 
 import { z } from 'zod';
-import { money } from '../../lib/money.js';
+import { money, type Money } from '../../lib/money.js';
 import { link, type Link } from '../http/links.js';
 import type { InvoiceAmounts } from './amounts.js';
 import { priceContent, renderAmount, renderItems } from './pricing.js';
@@ -127,8 +127,20 @@ export function dueMinor(row: InvoiceWrite): bigint {
   return due > 0n ? due : 0n;
 }
 
-export function metadataOf(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {
+/** The invoice's detail.metadata as the API shows it. */
+export interface InvoiceMetadata {
+  create_time: string;
+  last_update_time: string;
+  created_by_flow: 'REGULAR_SINGLE';
+  recipient_view_url: string;
+  invoicer_view_url: string;
+  first_sent_time?: string;
+  last_sent_time?: string;
+  cancel_time?: string;
+}
+
+export function metadataOf(row: InvoiceWrite, baseUrl: string): InvoiceMetadata {
+  const metadata: InvoiceMetadata = {
     create_time: row.create_time.replace(/\.\d{3}Z$/, 'Z'),
     last_update_time: row.update_time.replace(/\.\d{3}Z$/, 'Z'),
     created_by_flow: 'REGULAR_SINGLE',
@@ -141,7 +153,29 @@ export function metadataOf(row: InvoiceWrite, baseUrl: string): Record<string, u
   return metadata;
 }
 
-export type InvoiceResource = Record<string, unknown> & { id: string; status: InvoiceStatus; links: Link[] };
+/** What follows `detail` and depends on the body alone (contentOf). */
+export interface InvoiceContent {
+  invoicer?: InvoiceInput['invoicer'];
+  primary_recipients?: InvoiceInput['primary_recipients'];
+  additional_recipients?: InvoiceInput['additional_recipients'];
+  items?: Array<Record<string, unknown>>;
+  configuration: Record<string, unknown>;
+  amount: ReturnType<typeof renderAmount>;
+}
+
+/** What follows the content and depends on the row's state (settlementOf). */
+export interface InvoiceSettlement {
+  due_amount: Money;
+  gratuity?: Money;
+  payments?: { paid_amount: Money; transactions: Array<Record<string, unknown>> };
+  refunds?: { refund_amount: Money; transactions: Array<Record<string, unknown>> };
+}
+
+/**
+ * The API's invoice (declared once here; the CLI's client parses what it shows,
+ * src/lib/api/invoices.ts). `detail` is the caller's detail with the stored number, date and metadata.
+ */
+export type InvoiceResource = { id: string; status: InvoiceStatus; detail: Record<string, unknown> } & InvoiceContent & InvoiceSettlement & { links: Link[] };
 
 /** `detail`: the body's detail with the stored number and date, and the metadata. */
 function detailOf(input: InvoiceInput, row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
@@ -160,9 +194,10 @@ function detailOf(input: InvoiceInput, row: InvoiceWrite, baseUrl: string): Reco
  * What follows `detail` and depends on the body alone (parties, items, configuration, amount): the
  * part of an invoice a view template keeps rendered (view-template.ts).
  */
-export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, currency: string): Record<string, unknown> {
+export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, currency: string): InvoiceContent {
   const input: InvoiceInput = stored.input;
-  const content: Record<string, unknown> = {};
+  // Built in the API's field order; configuration and amount are set below.
+  const content = {} as InvoiceContent;
   if (input.invoicer) content.invoicer = input.invoicer;
   if (input.primary_recipients) content.primary_recipients = input.primary_recipients;
   if (input.additional_recipients) content.additional_recipients = input.additional_recipients;
@@ -179,9 +214,9 @@ export function contentOf(stored: StoredInvoice, amounts: InvoiceAmounts, curren
 }
 
 /** What follows the content and depends on the row's state: the due amount, payments, refunds. */
-export function settlementOf(row: InvoiceWrite, transactions: Transactions): Record<string, unknown> {
+export function settlementOf(row: InvoiceWrite, transactions: Transactions): InvoiceSettlement {
   const currency = row.currency;
-  const settlement: Record<string, unknown> = { due_amount: money(dueMinor(row), currency) };
+  const settlement: InvoiceSettlement = { due_amount: money(dueMinor(row), currency) };
   const tips = transactions.payments.reduce((sum, payment) => sum + BigInt(payment.gratuity_minor ?? '0'), 0n);
   if (tips > 0n) settlement.gratuity = money(tips, currency);
   if (transactions.payments.length > 0) {

@@ -1,7 +1,7 @@
 // HTTP for /v2/invoicing/templates: list, create, get, replace (PUT), delete.
 
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../core/deps.js';
 import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { minimalBody, returnPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
@@ -9,18 +9,13 @@ import { throwMockedError } from './mock.js';
 import { templateIdParams, templateListQuerySchema, templateSchema } from './schema.js';
 import * as templates from './templates.js';
 
-/** Reads run in a transaction too: the first access of an older account seeds its system templates. */
-export function readInTransaction<T>(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
-  return deps.storage.transaction({ name: 'invoicing.template-read' }, (trx) => work(serviceContext(deps, request, trx)));
-}
-
 export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const base = '/v2/invoicing/templates';
 
   app.get(base, async (request) => {
     throwMockedError(request);
     const query = parseQuery(templateListQuerySchema, request.query);
-    return readInTransaction(deps, request, (ctx) => templates.listTemplates(ctx, query));
+    return templates.listTemplates(serviceContext(deps, request), query);
   });
 
   app.post(base, async (request, reply) => {
@@ -37,7 +32,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
   app.get(`${base}/:template_id`, async (request) => {
     throwMockedError(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
-    return readInTransaction(deps, request, (ctx) => templates.getTemplate(ctx, id));
+    return templates.getTemplate(serviceContext(deps, request), id);
   });
 
   // The spec's "fully update a template": 200, the whole template only with return=representation.

@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { isoSeconds } from '../core/clock.js';
-import type { ServiceContext } from '../core/deps.js';
+import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { prefixedId, type IdGenerator } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import type { Queryable } from '../db/schema.js';
@@ -129,6 +129,23 @@ export async function ensureSystemTemplates(db: Queryable, ids: IdGenerator, acc
   }
 }
 
+/**
+ * Seeds the system templates of every account that has none (one made before invoicing existed):
+ * run once as the server starts, each account in its own transaction, so that no read has to.
+ */
+export async function seedMissingSystemTemplates(deps: ServerDeps): Promise<void> {
+  const missing = await deps.db
+    .selectFrom('accounts')
+    .select('id')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('invoice_templates').select('invoice_templates.id').whereRef('invoice_templates.account_id', '=', 'accounts.id').where('is_standard', '=', 1n))),
+    )
+    .execute();
+  for (const { id } of missing) {
+    await deps.storage.transaction({ name: 'invoicing.seed-templates' }, (trx) => ensureSystemTemplates(trx, deps.ids, id, deps.clock.now(id)));
+  }
+}
+
 function storedBody(input: TemplateInput): string {
   const body: StoredBody = {};
   if (input.template_info !== undefined) body.template_info = input.template_info as Record<string, unknown>;
@@ -210,13 +227,10 @@ export async function replaceTemplate(ctx: ServiceContext, id: string, input: Te
 }
 
 export async function getTemplate(ctx: ServiceContext, id: string): Promise<TemplateResource> {
-  await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   return templateResource(await ownTemplate(ctx.db, ctx.accountId, id), ctx.baseUrl);
 }
 
 export async function deleteTemplate(ctx: ServiceContext, id: string): Promise<void> {
-  await lockAccount(ctx.db, ctx.accountId);
-  await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   const row = await ownTemplate(ctx.db, ctx.accountId, id);
   if (row.is_standard === 1n) {
     throw serviceError('NOT_AUTHORIZED', 'CANNOT_DELETE_GLOBAL_TEMPLATE', 'System templates cannot be deleted.', {
@@ -240,7 +254,6 @@ export async function listTemplates(
   ctx: ServiceContext,
   query: { page?: number; page_size?: number; fields?: string },
 ): Promise<TemplateList> {
-  await ensureSystemTemplates(ctx.db, ctx.deps.ids, ctx.accountId, ctx.now);
   const page = query.page ?? 1;
   const size = query.page_size ?? 20;
   const rows = await store.listTemplates(ctx.db, ctx.accountId, size, (page - 1) * size);

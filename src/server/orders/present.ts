@@ -3,11 +3,10 @@
 import { z } from 'zod';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
-import { cardChecksJson, presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
-import { authorizationsOfOrder, capturesOfOrder, refundsOfCaptures } from '../payments/store.js';
+import { cardChecksJson, type PaymentResource } from '../payments/api.js';
 import type { OrderRow } from './store.js';
-import { trackersByUnit } from './trackers.js';
-import { storedUnitSchema } from './units.js';
+import { trackersByUnit, type Tracker } from './trackers.js';
+import { storedUnitSchema, type StoredUnit } from './units.js';
 
 export const orderDetailsSchema = z.lazy(() =>
   z.object({
@@ -40,30 +39,48 @@ function orderLinks(row: OrderRow, baseUrl: string): Link[] {
   return links;
 }
 
+/** A purchase unit's payments as the order shows them. */
+type UnitPayments = { authorizations?: PaymentResource[]; captures?: PaymentResource[]; refunds?: PaymentResource[] };
+
+/** A purchase unit as the order shows it: as stored, with its payments and its shipment's trackers. */
+export type OrderUnit = StoredUnit & { payments?: UnitPayments; shipping?: Record<string, unknown> & { trackers?: Tracker[] } };
+
+/** The API's order (declared once here; the CLI's client parses what it shows, src/lib/api/orders.ts). */
+export interface Order {
+  id: string;
+  status: string;
+  intent: string;
+  payment_source?: Record<string, Record<string, unknown>>;
+  processing_instruction?: string;
+  purchase_units: OrderUnit[];
+  payer?: Record<string, unknown>;
+  create_time: string;
+  update_time: string;
+  links: Link[];
+}
+
 /** Each purchase unit's authorizations, captures and refunds, as the order shows them, and its trackers. */
 async function paymentsByUnit(ctx: ServiceContext, row: OrderRow) {
-  const authorizations = await authorizationsOfOrder(ctx.db, ctx.accountId, row.id);
-  const captures = await capturesOfOrder(ctx.db, ctx.accountId, row.id);
-  const refunds = await refundsOfCaptures(ctx.db, ctx.accountId, captures.map((capture) => capture.id));
-  const unitOfCapture = new Map(captures.map((capture) => [capture.id, capture.reference_id]));
-  const byUnit = new Map<string, Record<string, Resource[]>>();
-  const add = (unit: string, kind: string, resource: Resource) => {
+  const { authorizations, captures, refunds } = await ctx.deps.domains.payments.paymentsOfOrder(ctx, row.id);
+  const unitOfCapture = new Map(captures.map((capture) => [capture.resource.id, capture.referenceId]));
+  const byUnit = new Map<string, UnitPayments>();
+  const add = (unit: string, kind: keyof UnitPayments, resource: PaymentResource) => {
     const payments = byUnit.get(unit) ?? {};
     (payments[kind] ??= []).push(resource);
     byUnit.set(unit, payments);
   };
-  for (const authorization of authorizations) add(authorization.reference_id, 'authorizations', presentAuthorization(authorization, ctx.baseUrl));
-  for (const capture of captures) add(capture.reference_id, 'captures', presentCapture(capture, ctx.baseUrl));
-  for (const refund of refunds) add(unitOfCapture.get(refund.capture_id) ?? 'default', 'refunds', presentRefund(refund, ctx.baseUrl));
+  for (const authorization of authorizations) add(authorization.referenceId, 'authorizations', authorization.resource);
+  for (const capture of captures) add(capture.referenceId, 'captures', capture.resource);
+  for (const refund of refunds) add(unitOfCapture.get(refund.captureId) ?? 'default', 'refunds', refund.resource);
   // Only a captured order can have trackers.
-  const trackers = captures.length > 0 ? await trackersByUnit(ctx, row.id, unitOfCapture) : new Map<string, Resource[]>();
+  const trackers = captures.length > 0 ? await trackersByUnit(ctx, row.id, unitOfCapture) : new Map<string, Tracker[]>();
   return { byUnit, trackers };
 }
 
-export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<Resource> {
+export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<Order> {
   const details = parseOrderDetails(row);
   const { byUnit: payments, trackers } = await paymentsByUnit(ctx, row);
-  const resource = { id: row.id, status: row.status } as Resource;
+  const resource = { id: row.id, status: row.status } as Order;
   resource.intent = row.intent;
   if (details.payment_source) resource.payment_source = details.payment_source;
   if (details.processing_instruction) resource.processing_instruction = details.processing_instruction;

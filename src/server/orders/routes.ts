@@ -9,9 +9,8 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { sweepForRequest } from '../payments/expiry.js';
-import { applyMock } from '../payments/mock.js';
-import type { Resource } from '../payments/present.js';
+import { applyMock, sweepForRequest } from '../payments/api.js';
+import type { Order } from './present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {
   confirmOrderSchema,
@@ -34,7 +33,7 @@ async function mutate(
   reply: FastifyReply,
   operation: string,
   status: number,
-  work: (ctx: ServiceContext) => Promise<Resource>,
+  work: (ctx: ServiceContext) => Promise<Order>,
 ) {
   const preference = returnPreference(request);
   await sweepForRequest(deps, request);

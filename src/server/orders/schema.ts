@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { jsonPatchSchema } from '../http/json-patch.js';
 import { calendarDateSchema, deferredSchemas } from '../http/validation.js';
-import { amountWithBreakdownSchema, moneySchema } from '../payments/schema.js';
+import { amountWithBreakdownSchema, moneySchema } from '../payments/api.js';
 import { TRACKER_STATUSES } from './states.js';
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.

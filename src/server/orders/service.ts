@@ -7,22 +7,18 @@ import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
-import { findAccount } from '../oauth/store.js';
-import { writePaymentEvent } from '../payments/events.js';
-import * as payments from '../payments/service.js';
-import { authorizationInvoiceUsed, captureInvoiceUsed } from '../payments/store.js';
-import { parseOrderDetails, presentOrder, type OrderDetails } from './present.js';
+import { writeOrderEvent } from './events.js';
+import { parseOrderDetails, presentOrder, type Order, type OrderDetails } from './present.js';
 import { applyOrderPatch, checkPatched, type PatchableOrder } from './patch.js';
 import { createOrderSchema, type ConfirmOrderBody, type CreateOrderBody, type OrderActionBody, type PatchRequest, type PaymentSourceInput } from './schema.js';
 import { assertCanTransition, assertCanUpdate, orderStatusOf, type OrderStatus } from './states.js';
 import * as store from './store.js';
 import { checkUnit, checkUnitSet, type StoredUnit } from './units.js';
 
-type Resource = payments.Resource;
 type Payee = { email_address: string; merchant_id: string };
 
 async function payeeOf(ctx: ServiceContext): Promise<Payee> {
-  const account = await findAccount(ctx.db, ctx.accountId);
+  const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
   if (!account) throw notFound('payer', ctx.accountId);
   return { email_address: account.email, merchant_id: account.id };
 }
@@ -81,7 +77,7 @@ async function checkedUnits(ctx: ServiceContext, body: CreateOrderBody) {
   return body.purchase_units.map((unit, index) => checkUnit(unit, index, payee));
 }
 
-export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Resource> {
+export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): Promise<Order> {
   const checked = await checkedUnits(ctx, body);
   const details: OrderDetails = { purchase_units: checked.map((unit) => unit.unit) };
   if (body.payment_source) details.payment_source = maskedSource(body.payment_source);
@@ -103,7 +99,7 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   };
   await store.insertOrder(ctx.db, row);
   const resource = await presentOrder(ctx, row);
-  if (row.status === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  if (row.status === 'APPROVED') await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -123,7 +119,7 @@ async function loadOrderForUpdate(ctx: ServiceContext, id: string): Promise<stor
   return row;
 }
 
-export async function getOrder(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function getOrder(ctx: ServiceContext, id: string): Promise<Order> {
   return presentOrder(ctx, await loadOrder(ctx, id));
 }
 
@@ -170,7 +166,7 @@ function checkCardExpiry(ctx: ServiceContext, source: PaymentSourceInput): void 
  * The payer confirms how they will pay: a card approves the order at once; a wallet or bank
  * method waits for the payer at the payer-action link.
  */
-export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Resource> {
+export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Order> {
   const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   const target: OrderStatus = body.payment_source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
@@ -182,7 +178,7 @@ export async function confirmOrder(ctx: ServiceContext, id: string, body: Confir
   if (body.processing_instruction) details.processing_instruction = body.processing_instruction;
   const moved = await moveOrder(ctx, row, target, details);
   const resource = await presentOrder(ctx, moved);
-  if (target === 'APPROVED') await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  if (target === 'APPROVED') await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -197,7 +193,7 @@ async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: Order
 }
 
 /** The payer's approval (control plane or the approve page). Approving twice changes nothing. */
-export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Resource> {
+export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Order> {
   const row = await loadOrderForUpdate(ctx, id);
   const status = orderStatusOf(row.status);
   if (status === 'APPROVED') return presentOrder(ctx, row);
@@ -210,7 +206,7 @@ export async function approveOrder(ctx: ServiceContext, id: string, source?: Pay
   else if (source) delete details.card_checks;
   const approved = await moveOrder(ctx, row, 'APPROVED', details);
   const resource = await presentOrder(ctx, approved);
-  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
+  await writeOrderEvent(ctx, 'CHECKOUT.ORDER.APPROVED', resource);
   return resource;
 }
 
@@ -248,10 +244,10 @@ export async function authorizeOrder(ctx: ServiceContext, id: string, body: Orde
   const { row, details } = await orderReadyFor(ctx, id, 'authorize', body);
   const unit = details.purchase_units[0];
   if (!unit) throw new Error(`order ${row.id} has no purchase unit`);
-  if (unit.invoice_id !== undefined && (await authorizationInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+  if (unit.invoice_id !== undefined && (await ctx.deps.domains.payments.invoiceIdUsed(ctx, 'authorization', unit.invoice_id))) {
     throw duplicateInvoice(unit, 0);
   }
-  await payments.createAuthorization(ctx, {
+  await ctx.deps.domains.payments.createAuthorization(ctx, {
     orderId: row.id,
     referenceId: unit.reference_id,
     currency: row.currency,
@@ -270,12 +266,12 @@ export async function authorizeOrder(ctx: ServiceContext, id: string, body: Orde
 /** Captures an approved CAPTURE order: one capture per purchase unit, order COMPLETED. */
 export async function captureOrder(ctx: ServiceContext, id: string, body: OrderActionBody) {
   const { row, details } = await orderReadyFor(ctx, id, 'capture', body);
-  const held = await payments.capturesHeldForVerification(ctx);
+  const held = await ctx.deps.domains.payments.capturesHeldForVerification(ctx);
   for (const [index, unit] of details.purchase_units.entries()) {
-    if (unit.invoice_id !== undefined && (await captureInvoiceUsed(ctx.db, ctx.accountId, unit.invoice_id))) {
+    if (unit.invoice_id !== undefined && (await ctx.deps.domains.payments.invoiceIdUsed(ctx, 'capture', unit.invoice_id))) {
       throw duplicateInvoice(unit, index);
     }
-    await payments.recordCapture(ctx, {
+    await ctx.deps.domains.payments.recordCapture(ctx, {
       orderId: row.id,
       referenceId: unit.reference_id,
       authorizationId: null,
@@ -294,9 +290,9 @@ export async function captureOrder(ctx: ServiceContext, id: string, body: OrderA
   return completeOrder(ctx, row);
 }
 
-async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Resource> {
+async function completeOrder(ctx: ServiceContext, row: store.OrderRow): Promise<Order> {
   const completed = await moveOrder(ctx, row, 'COMPLETED');
   const resource = await presentOrder(ctx, completed);
-  await writePaymentEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);
+  await writeOrderEvent(ctx, 'CHECKOUT.ORDER.COMPLETED', resource);
   return resource;
 }

@@ -7,8 +7,6 @@ import type { ServiceContext } from '../core/deps.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { checkPatchOperation, patchPath, patchValue, type PatchOp } from '../http/json-patch.js';
 import { link, type Link } from '../http/links.js';
-import type { Resource } from '../payments/present.js';
-import { capturesOfOrder } from '../payments/store.js';
 import { parseOrderDetails } from './present.js';
 import { trackerItemsSchema, type PatchRequest, type TrackerItem, type TrackerRequest } from './schema.js';
 import { assertTrackerCanChange, trackerStatusOf, type TrackerStatus } from './states.js';
@@ -31,7 +29,16 @@ const trackerPath = (orderId: string, trackerId: string) =>
   `/v2/checkout/orders/${orderId}/trackers/${encodeURIComponent(trackerId)}`;
 
 /** A tracker as the order shows it (purchase_units[].shipping.trackers[]). */
-export function presentTracker(row: store.TrackerRow, baseUrl: string): Resource {
+export interface Tracker {
+  id: string;
+  status: string;
+  items?: TrackerDetails['items'];
+  links: Link[];
+  create_time: string;
+  update_time: string;
+}
+
+export function presentTracker(row: store.TrackerRow, baseUrl: string): Tracker {
   const details = trackerDetailsSchema.parse(JSON.parse(row.details));
   const links: Link[] = [
     link(baseUrl, `/v2/checkout/orders/${row.order_id}`, 'up', 'GET'),
@@ -44,12 +51,12 @@ export function presentTracker(row: store.TrackerRow, baseUrl: string): Resource
     links,
     create_time: row.create_time,
     update_time: row.update_time,
-  } as Resource;
+  };
 }
 
 /** The order's trackers by purchase unit reference_id (through the capture each one is on). */
-export async function trackersByUnit(ctx: ServiceContext, orderId: string, unitOfCapture: Map<string, string>): Promise<Map<string, Resource[]>> {
-  const byUnit = new Map<string, Resource[]>();
+export async function trackersByUnit(ctx: ServiceContext, orderId: string, unitOfCapture: Map<string, string>): Promise<Map<string, Tracker[]>> {
+  const byUnit = new Map<string, Tracker[]>();
   for (const row of await store.trackersOfOrder(ctx.db, ctx.accountId, orderId)) {
     const unit = unitOfCapture.get(row.capture_id) ?? 'default';
     byUnit.set(unit, [...(byUnit.get(unit) ?? []), presentTracker(row, ctx.baseUrl)]);
@@ -98,7 +105,7 @@ export async function addTracker(ctx: ServiceContext, orderId: string, input: Tr
   if (order.units > 1) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'MSP_NOT_SUPPORTED', 'Tracking is not supported on an order with several purchase units.');
   }
-  const capture = (await capturesOfOrder(ctx.db, ctx.accountId, orderId)).find((row) => row.id === input.capture_id);
+  const capture = (await ctx.deps.domains.payments.capturesOfOrder(ctx, orderId)).find((row) => row.id === input.capture_id);
   if (!capture) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'CAPTURE_ID_NOT_FOUND', 'This order has no capture with this id.', {
       field: '/capture_id',

@@ -3,8 +3,7 @@
 import { z } from 'zod';
 import { fromMinorUnits, money, type Money } from '../../lib/money.js';
 import { serviceError } from '../http/errors.js';
-import { amountOf, checkBreakdown } from '../payments/amounts.js';
-import type { MoneyInput } from '../payments/schema.js';
+import { amountOf, checkBreakdown, type MoneyInput } from '../payments/api.js';
 import type { PurchaseUnitInput } from './schema.js';
 
 export const storedUnitSchema = z.lazy(() => {

@@ -10,7 +10,7 @@ import { amountOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { noteExpiry } from './expiry-cache.js';
-import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type CardChecks, type Resource } from './present.js';
+import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Authorization, type Capture, type CardChecks } from './present.js';
 import type { CaptureBody, ReauthorizeBody } from './schema.js';
 import {
   OPEN_AUTHORIZATION_STATUSES,
@@ -42,7 +42,7 @@ export interface NewAuthorization {
 }
 
 /** Creates an authorization and raises PAYMENT.AUTHORIZATION.CREATED. */
-export async function createAuthorization(ctx: ServiceContext, input: NewAuthorization): Promise<Resource> {
+export async function createAuthorization(ctx: ServiceContext, input: NewAuthorization): Promise<Authorization> {
   const now = isoSeconds(ctx.now);
   const details: AuthorizationDetails = {
     payee: input.payee,
@@ -91,7 +91,7 @@ async function loadAuthorizationForUpdate(ctx: ServiceContext, id: string): Prom
   return row;
 }
 
-export async function getAuthorization(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function getAuthorization(ctx: ServiceContext, id: string): Promise<Authorization> {
   return presentAuthorization(await loadAuthorization(ctx, id), ctx.baseUrl);
 }
 
@@ -107,7 +107,7 @@ function assertNotExpired(ctx: ServiceContext, row: store.AuthorizationRow): voi
 }
 
 /** Moves an authorization to VOIDED and raises PAYMENT.AUTHORIZATION.VOIDED. */
-async function markVoided(ctx: ServiceContext, row: store.AuthorizationRow, reason: 'EXPIRED' | null): Promise<Resource> {
+async function markVoided(ctx: ServiceContext, row: store.AuthorizationRow, reason: 'EXPIRED' | null): Promise<Authorization> {
   const changes = { status: 'VOIDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;
   await store.updateAuthorization(ctx.db, ctx.accountId, row.id, changes);
   const resource = presentAuthorization({ ...row, ...changes }, ctx.baseUrl);
@@ -169,7 +169,7 @@ export async function captureAuthorization(
   id: string,
   body: CaptureBody,
   options: { declined?: boolean } = {},
-): Promise<Resource> {
+): Promise<Capture> {
   // A new invoice_id is checked unused across the account's captures: first in the lock order.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
   const row = await loadAuthorizationForUpdate(ctx, id);
@@ -219,7 +219,7 @@ export async function captureAuthorization(
 }
 
 /** Voids an authorization (and its open reauthorization, if any). */
-export async function voidAuthorization(ctx: ServiceContext, id: string): Promise<Resource> {
+export async function voidAuthorization(ctx: ServiceContext, id: string): Promise<Authorization> {
   const row = await loadAuthorizationForUpdate(ctx, id);
   if (row.original_id !== null) {
     throw serviceError(
@@ -240,7 +240,7 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
 }
 
 /** Renews an authorization after its honour period: a new authorization, same expiry. */
-export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, body: ReauthorizeBody): Promise<Resource> {
+export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, body: ReauthorizeBody): Promise<Authorization> {
   // Locked: two concurrent reauthorizations would otherwise both see reauthorization_id unset.
   const row = await loadAuthorizationForUpdate(ctx, id);
   if (row.original_id !== null || row.reauthorization_id !== null) {
@@ -280,7 +280,7 @@ export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, 
   return createReauthorization(ctx, row, amountMinor);
 }
 
-async function createReauthorization(ctx: ServiceContext, original: store.AuthorizationRow, amountMinor: bigint): Promise<Resource> {
+async function createReauthorization(ctx: ServiceContext, original: store.AuthorizationRow, amountMinor: bigint): Promise<Authorization> {
   const now = isoSeconds(ctx.now);
   const details = authorizationDetailsSchema.parse(JSON.parse(original.details));
   delete details.breakdown;
@@ -310,7 +310,7 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
 }
 
 /** Control plane: settles an authorization held for review (PENDING) as CREATED or DENIED. */
-export async function reviewAuthorization(ctx: ServiceContext, id: string, decision: 'APPROVE' | 'DENY'): Promise<Resource> {
+export async function reviewAuthorization(ctx: ServiceContext, id: string, decision: 'APPROVE' | 'DENY'): Promise<Authorization> {
   const row = await loadAuthorizationForUpdate(ctx, id);
   const target: AuthorizationStatus = decision === 'APPROVE' ? 'CREATED' : 'DENIED';
   assertCanTransition('review', authorizationStatusOf(row.status), target);

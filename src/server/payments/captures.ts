@@ -6,10 +6,9 @@ import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { notFound } from '../http/errors.js';
 import { recordMovement } from '../ledger/store.js';
-import { findAccount } from '../oauth/store.js';
 import { writePaymentEvent } from './events.js';
 import { captureFee } from './fees.js';
-import { presentCapture, type CaptureDetails, type CardChecks, type Resource } from './present.js';
+import { presentCapture, type CaptureDetails, type CardChecks, type Capture } from './present.js';
 import { assertCaptureCanTransition, captureStatusOf, type CaptureStatus } from './states.js';
 import * as store from './store.js';
 
@@ -42,7 +41,7 @@ function processorResponse(checks: CardChecks, declined: boolean): CaptureDetail
 
 /** Whether new captures of this account are held for identity verification. */
 export async function capturesHeldForVerification(ctx: ServiceContext): Promise<boolean> {
-  const account = await findAccount(ctx.db, ctx.accountId);
+  const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
   return account?.kyc_status === 'PENDING';
 }
 
@@ -65,7 +64,7 @@ const EVENT_FOR_STATUS = {
 } as const;
 
 /** Inserts a capture in the given status, moves the ledger, writes its event. */
-export async function recordCapture(ctx: ServiceContext, input: NewCapture): Promise<{ row: store.CaptureRow; resource: Resource }> {
+export async function recordCapture(ctx: ServiceContext, input: NewCapture): Promise<{ row: store.CaptureRow; resource: Capture }> {
   const now = isoSeconds(ctx.now);
   const fee = input.status === 'COMPLETED' ? captureFee(input.amountMinor, input.currency) : 0n;
   const details: CaptureDetails = {
@@ -118,12 +117,12 @@ async function loadCaptureForUpdate(ctx: ServiceContext, captureId: string): Pro
   return row;
 }
 
-export async function getCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+export async function getCapture(ctx: ServiceContext, captureId: string): Promise<Capture> {
   return presentCapture(await loadCapture(ctx, captureId), ctx.baseUrl);
 }
 
 /** Completes a capture held for verification: fee, ledger, PAYMENT.CAPTURE.COMPLETED. */
-export async function completePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+export async function completePendingCapture(ctx: ServiceContext, captureId: string): Promise<Capture> {
   const row = await loadCaptureForUpdate(ctx, captureId);
   assertCaptureCanTransition('complete', captureStatusOf(row.status), 'COMPLETED');
   const fee = captureFee(row.amount_minor, row.currency);
@@ -146,7 +145,7 @@ export async function completePendingCapture(ctx: ServiceContext, captureId: str
  * Declines a capture held for verification. Its amount no longer counts against the
  * authorization (the authorization's status is left as the capture made it).
  */
-export async function declinePendingCapture(ctx: ServiceContext, captureId: string): Promise<Resource> {
+export async function declinePendingCapture(ctx: ServiceContext, captureId: string): Promise<Capture> {
   // The lock order puts the authorization before its capture: the capture's authorization (which
   // never changes) is read first, then both are locked in that order.
   const authorizationId = (await loadCapture(ctx, captureId)).authorization_id;
@@ -178,7 +177,7 @@ export function remainingNet(row: store.CaptureRow): bigint {
  * Reverses a completed capture (a dispute lost): status REFUNDED with the reversal's reason in
  * status_details (the API has no REVERSED capture status), ledger takes the remaining net.
  */
-export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Resource> {
+export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Capture> {
   const row = await loadCaptureForUpdate(ctx, captureId);
   const status: CaptureStatus = captureStatusOf(row.status);
   assertCaptureCanTransition('reverse', status, 'REFUNDED');

@@ -2,8 +2,8 @@
 
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
-import type { Resource } from './present.js';
-import { voidedExpired } from '../notifications/receiver-paths.js';
+import type { PaymentResource } from './present.js';
+import { voidedExpired } from '../notifications/api.js';
 
 export type PaymentEventType =
   | 'PAYMENT.AUTHORIZATION.CREATED'
@@ -12,9 +12,7 @@ export type PaymentEventType =
   | 'PAYMENT.CAPTURE.PENDING'
   | 'PAYMENT.CAPTURE.DECLINED'
   | 'PAYMENT.CAPTURE.REFUNDED'
-  | 'PAYMENT.CAPTURE.REVERSED'
-  | 'CHECKOUT.ORDER.APPROVED'
-  | 'CHECKOUT.ORDER.COMPLETED';
+  | 'PAYMENT.CAPTURE.REVERSED';
 
 const RESOURCE_TYPES: Record<PaymentEventType, string> = {
   'PAYMENT.AUTHORIZATION.CREATED': 'authorization',
@@ -24,20 +22,14 @@ const RESOURCE_TYPES: Record<PaymentEventType, string> = {
   'PAYMENT.CAPTURE.DECLINED': 'capture',
   'PAYMENT.CAPTURE.REFUNDED': 'refund',
   'PAYMENT.CAPTURE.REVERSED': 'capture',
-  'CHECKOUT.ORDER.APPROVED': 'checkout-order',
-  'CHECKOUT.ORDER.COMPLETED': 'checkout-order',
 };
 
 /** "12.34 USD" from a resource's amount, for summaries. */
-function amountText(resource: Resource): string {
-  const amount = resource.amount as { value?: unknown; currency_code?: unknown } | undefined;
-  if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
-    return `${amount.value} ${amount.currency_code}`;
-  }
-  return '';
+function amountText(resource: PaymentResource): string {
+  return `${resource.amount.value} ${resource.amount.currency_code}`;
 }
 
-const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
+const SUMMARIES: Record<PaymentEventType, (resource: PaymentResource) => string> = {
   'PAYMENT.AUTHORIZATION.CREATED': (r) => `Payment authorized for ${amountText(r)}`,
   'PAYMENT.AUTHORIZATION.VOIDED': (r) =>
     voidedExpired(r)
@@ -48,11 +40,9 @@ const SUMMARIES: Record<PaymentEventType, (resource: Resource) => string> = {
   'PAYMENT.CAPTURE.DECLINED': (r) => `Payment of ${amountText(r)} was declined`,
   'PAYMENT.CAPTURE.REFUNDED': (r) => `A ${amountText(r)} refund was issued`,
   'PAYMENT.CAPTURE.REVERSED': (r) => `Payment of ${amountText(r)} was reversed`,
-  'CHECKOUT.ORDER.APPROVED': () => 'An order has been approved by the buyer',
-  'CHECKOUT.ORDER.COMPLETED': () => 'Checkout order completed',
 };
 
-export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: Resource): Promise<void> {
+export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: PaymentResource): Promise<void> {
   await writeEvent(
     ctx.db,
     { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },

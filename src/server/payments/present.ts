@@ -46,12 +46,70 @@ export type AuthorizationDetails = z.output<typeof authorizationDetailsSchema>;
 export type CaptureDetails = z.output<typeof captureDetailsSchema>;
 export type RefundDetails = z.output<typeof refundDetailsSchema>;
 
-export interface Resource {
+// The API's answers (declared once here; the CLI's client parses the fields it shows of each,
+// src/lib/api/payments.ts, and test/server/api-types.test.ts keeps the two in step).
+
+interface Payee {
+  email_address: string;
+  merchant_id: string;
+}
+interface SellerProtection {
+  status: string;
+  dispute_categories: string[];
+}
+type AmountWithBreakdown = Money & { breakdown?: Record<string, Money> };
+
+export interface Authorization {
   id: string;
   status: string;
+  status_details?: { reason: string };
+  amount: AmountWithBreakdown;
+  invoice_id?: string;
+  custom_id?: string;
+  seller_protection: SellerProtection;
+  expiration_time: string;
+  supplementary_data: { related_ids: { order_id: string; authorization_id?: string } };
+  payee: Payee;
+  create_time: string;
+  update_time: string;
   links: Link[];
-  [field: string]: unknown;
 }
+
+export interface Capture {
+  id: string;
+  status: string;
+  status_details?: { reason: string };
+  amount: AmountWithBreakdown;
+  final_capture: boolean;
+  invoice_id?: string;
+  custom_id?: string;
+  seller_protection: SellerProtection;
+  seller_receivable_breakdown?: { gross_amount: Money; paypal_fee: Money; net_amount: Money };
+  disbursement_mode: 'INSTANT' | 'DELAYED';
+  processor_response?: z.output<typeof processorResponseJson>;
+  supplementary_data: { related_ids: Record<string, string> };
+  payee: Payee;
+  create_time: string;
+  update_time: string;
+  links: Link[];
+}
+
+export interface Refund {
+  id: string;
+  status: string;
+  amount: Money;
+  invoice_id?: string;
+  custom_id?: string;
+  note_to_payer?: string;
+  seller_payable_breakdown: { gross_amount: Money; paypal_fee: Money; net_amount: Money; total_refunded_amount: Money };
+  payer: Payee;
+  create_time: string;
+  update_time: string;
+  links: Link[];
+}
+
+/** Any of the three: what a payments event carries. */
+export type PaymentResource = Authorization | Capture | Refund;
 
 const SELLER_PROTECTION = {
   status: 'ELIGIBLE',
@@ -68,8 +126,8 @@ function amountWithBreakdown(minor: bigint, currency: string, breakdown: Record<
   return amount;
 }
 
-function withOptional(target: Record<string, unknown>, fields: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) target[key] = value;
+function withOptional<T extends object>(target: T, fields: { [K in keyof T]?: T[K] | null }): void {
+  for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) (target as Record<string, unknown>)[key] = value;
 }
 
 export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link[] {
@@ -88,9 +146,9 @@ export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link
 /** authorization_status_details.reason in the published file. */
 const PUBLIC_AUTHORIZATION_REASONS: ReadonlySet<string> = new Set(['PENDING_REVIEW']);
 
-export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Resource {
+export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Authorization {
   const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
-  const resource = { id: row.id, status: row.status } as Resource;
+  const resource = { id: row.id, status: row.status } as Authorization;
   // Only the API's reasons are shown; EXPIRED stays in storage (a VOIDED authorization past its
   // expiration_time, and the void-expired event, say it).
   if (row.status_reason && PUBLIC_AUTHORIZATION_REASONS.has(row.status_reason)) resource.status_details = { reason: row.status_reason };
@@ -113,10 +171,10 @@ export function captureHasBreakdown(status: string): boolean {
   return status !== 'PENDING' && status !== 'DECLINED' && status !== 'FAILED';
 }
 
-export function presentCapture(row: CaptureRow, baseUrl: string): Resource {
+export function presentCapture(row: CaptureRow, baseUrl: string): Capture {
   const details = captureDetailsSchema.parse(JSON.parse(row.details));
   const self = `${CAPTURE_PATH}/${row.id}`;
-  const resource = { id: row.id, status: row.status } as Resource;
+  const resource = { id: row.id, status: row.status } as Capture;
   if (row.status_reason) resource.status_details = { reason: row.status_reason };
   resource.amount = amountWithBreakdown(row.amount_minor, row.currency, details.breakdown);
   resource.final_capture = row.final_capture === 1n;
@@ -149,9 +207,9 @@ export function presentCapture(row: CaptureRow, baseUrl: string): Resource {
   return resource;
 }
 
-export function presentRefund(row: RefundRow, baseUrl: string): Resource {
+export function presentRefund(row: RefundRow, baseUrl: string): Refund {
   const details = refundDetailsSchema.parse(JSON.parse(row.details));
-  const resource = { id: row.id, status: row.status } as Resource;
+  const resource = { id: row.id, status: row.status } as Refund;
   resource.amount = money(row.amount_minor, row.currency);
   withOptional(resource, { invoice_id: row.invoice_id, custom_id: row.custom_id, note_to_payer: details.note_to_payer });
   resource.seller_payable_breakdown = {

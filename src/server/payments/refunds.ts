@@ -5,13 +5,12 @@ import { addSeconds, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
-import type { Queryable } from '../db/schema.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
 import { amountOf } from './amounts.js';
 import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
-import { captureDetailsSchema, presentRefund, type RefundDetails, type Resource } from './present.js';
+import { captureDetailsSchema, presentRefund, type Refund, type RefundDetails } from './present.js';
 import type { RefundBody } from './schema.js';
 import { assertCaptureCanTransition, captureStatusOf } from './states.js';
 import * as store from './store.js';
@@ -20,15 +19,6 @@ import * as store from './store.js';
 export const MAX_REFUNDS_PER_CAPTURE = 10n;
 /** A capture can be refunded for 180 days on the account's clock. */
 export const REFUND_PERIOD_SECONDS = 180 * 86_400;
-
-export type DisputeCheck = (db: Queryable, accountId: string, captureId: string) => Promise<boolean>;
-
-let disputeCheck: DisputeCheck = async () => false;
-
-/** The disputes domain tells payments which captures are under dispute (no partial refunds then). */
-export function setDisputeCheck(check: DisputeCheck): void {
-  disputeCheck = check;
-}
 
 export interface RefundOptions {
   /** A refund settling a dispute: skips the dispute and balance checks. */
@@ -57,8 +47,9 @@ function requestedRefund(row: store.CaptureRow, body: RefundBody, remaining: big
   return amountMinor;
 }
 
+/** A capture under dispute (the disputes domain says which) takes only a full refund. */
 async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body: RefundBody, partial: boolean, options: RefundOptions) {
-  if (partial && !options.forDispute && (await disputeCheck(ctx.db, ctx.accountId, row.id))) {
+  if (partial && !options.forDispute && (await ctx.deps.domains.disputes.isCaptureDisputed(ctx, row.id))) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'TRANSACTION_DISPUTED', 'The capture is under dispute: only a full refund is possible.');
   }
   if (isoSeconds(addSeconds(new Date(row.create_time), REFUND_PERIOD_SECONDS)) <= isoSeconds(ctx.now)) {
@@ -76,7 +67,7 @@ async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body
 }
 
 /** Refunds all (no amount) or part of a capture; raises PAYMENT.CAPTURE.REFUNDED. */
-export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Resource> {
+export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Refund> {
   // Lock order: the account (a new invoice_id is checked unused), the capture, then the balance.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
   const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
@@ -147,7 +138,7 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
   return resource;
 }
 
-export async function getRefund(ctx: ServiceContext, refundId: string): Promise<Resource> {
+export async function getRefund(ctx: ServiceContext, refundId: string): Promise<Refund> {
   const row = await store.findRefundRow(ctx.db, ctx.accountId, refundId);
   if (!row) throw notFound('refund', refundId);
   return presentRefund(row, ctx.baseUrl);

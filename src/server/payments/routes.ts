@@ -5,14 +5,12 @@ import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
-import { setKycStatus } from '../oauth/store.js';
 import { noExpiryDue, registerExpiryJob, sweepForRequest } from './expiry.js';
 import { applyMock } from './mock.js';
-import type { Resource } from './present.js';
+import type { PaymentResource } from './present.js';
 import {
   captureBodySchema,
   idParamsSchema,
-  kycBodySchema,
   reauthorizeBodySchema,
   refundBodySchema,
   reviewBodySchema,
@@ -27,7 +25,7 @@ interface MutationSpec {
   status: number;
   /** Controls the answer's shape by Prefer (minimal by default). */
   preferable: boolean;
-  work: (ctx: ServiceContext) => Promise<Resource | Record<string, unknown>>;
+  work: (ctx: ServiceContext) => Promise<PaymentResource>;
 }
 
 async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, spec: MutationSpec) {
@@ -39,14 +37,14 @@ async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyR
     { operation: spec.operation, retentionSeconds: RETENTION_SECONDS.payments },
     async (ctx) => {
       const resource = await spec.work(ctx);
-      const body = spec.preferable ? shapeForPreference(resource as Resource, preference) : resource;
+      const body = spec.preferable ? shapeForPreference(resource, preference) : resource;
       return { status: spec.status, body };
     },
   );
   return sendResult(reply, result);
 }
 
-async function read(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<Resource>) {
+async function read(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<PaymentResource>) {
   applyMock(request);
   const { id } = parsePath(idParamsSchema, request.params);
   await sweepForRequest(deps, request);
@@ -114,21 +112,8 @@ export function registerPaymentsRoutes(app: FastifyInstance, deps: ServerDeps): 
   registerPaymentsControlRoutes(app, deps);
 }
 
-/** The control plane: identity verification, settling pending captures, reviewing authorizations. */
+/** The control plane: settling pending captures, reviewing authorizations (identity verification: sandbox/routes.ts). */
 function registerPaymentsControlRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  app.post('/_payctl/accounts/kyc', async (request, reply) => {
-    const { status } = parseBody(kycBodySchema, request.body);
-    return mutate(deps, request, reply, {
-      operation: 'sandbox.accounts.kyc',
-      status: 200,
-      preferable: false,
-      work: async (ctx) => {
-        await setKycStatus(ctx.db, ctx.accountId, status);
-        return { payer_id: ctx.accountId, kyc_status: status };
-      },
-    });
-  });
-
   for (const [action, settle] of [
     ['complete', payments.completePendingCapture],
     ['decline', payments.declinePendingCapture],

@@ -56,18 +56,17 @@ function build() {
   const reauthorizeBodySchema = z.object({ amount: moneySchema });
   const idParamsSchema = z.object({ id: z.string().min(1).max(64) });
 
-  const kycBodySchema = z.object({ status: z.enum(['PENDING', 'VERIFIED']) });
   const reviewBodySchema = z.object({ decision: z.enum(['APPROVE', 'DENY']) });
   return {
     moneySchema, breakdownSchema, amountWithBreakdownSchema, paymentInstructionSchema, captureBodySchema,
-    refundBodySchema, reauthorizeBodySchema, idParamsSchema, kycBodySchema, reviewBodySchema,
+    refundBodySchema, reauthorizeBodySchema, idParamsSchema, reviewBodySchema,
   };
 }
 type Built = ReturnType<typeof build>;
 
 export const {
   moneySchema, breakdownSchema, amountWithBreakdownSchema, captureBodySchema, refundBodySchema, reauthorizeBodySchema,
-  idParamsSchema, kycBodySchema, reviewBodySchema
+  idParamsSchema, reviewBodySchema
 } = deferredSchemas(build);
 
 export type MoneyInput = z.output<Built['moneySchema']>;

@@ -58,17 +58,55 @@ function itemErrors(itemId: string, name: string) {
   };
 }
 
+// The API's payout answers (declared once here; the CLI's client parses what it shows,
+// src/lib/api/payouts.ts). Objects are built in the API's field order, so the types are filled in
+// step by step.
+
+export interface PayoutItemResource {
+  payout_item_id: string;
+  transaction_id?: string | null;
+  transaction_status: ItemStatus;
+  payout_item_fee: ReturnType<typeof payoutMoney>;
+  payout_batch_id: string;
+  sender_batch_id?: string;
+  payout_item: Record<string, unknown> & { recipient_type: string; amount: ReturnType<typeof payoutMoney>; receiver: string; recipient_wallet: string };
+  time_processed?: string;
+  errors?: ReturnType<typeof itemErrors>;
+  links: Link[];
+}
+
+export interface PayoutBatchHeader {
+  payout_batch_id: string;
+  batch_status: string;
+  time_created: string;
+  time_completed?: string;
+  time_closed?: string;
+  /** As the sender gave it (stored as JSON). */
+  sender_batch_header: { sender_batch_id?: string; recipient_type?: string; email_subject?: string; email_message?: string };
+  funding_source?: 'BALANCE';
+  amount?: ReturnType<typeof payoutMoney>;
+  fees?: ReturnType<typeof payoutMoney>;
+}
+
+export interface PayoutBatchResource {
+  total_items?: number;
+  total_pages?: number;
+  batch_header?: PayoutBatchHeader;
+  items?: PayoutItemResource[];
+  links: Link[];
+}
+
 export interface ItemView {
   /** `item` in a batch listing; `self` + `batch` when the item is read on its own. */
   standalone: boolean;
   senderBatchId?: string | null;
 }
 
-export function itemResource(row: ItemRow, baseUrl: string, view: ItemView): Record<string, unknown> {
+export function itemResource(row: ItemRow, baseUrl: string, view: ItemView): PayoutItemResource {
   const status = row.status as ItemStatus;
   const detail = parseDetail(row.detail);
   const charged = CHARGED_ITEM_STATUSES.includes(status);
-  const resource: Record<string, unknown> = { payout_item_id: row.id };
+  const resource = { payout_item_id: row.id } as PayoutItemResource;
   if (TRANSACTION_STATUSES.includes(status)) resource.transaction_id = row.transaction_id;
   resource.transaction_status = status;
   resource.payout_item_fee = payoutMoney(charged ? row.fee_minor : 0n, row.currency);
@@ -94,17 +132,17 @@ export function itemResource(row: ItemRow, baseUrl: string, view: ItemView): Rec
 }
 
 /** The batch header: status, times, the sender's header, and (single-currency batches) totals. */
-export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): Record<string, unknown> {
-  const header: Record<string, unknown> = {
+export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): PayoutBatchHeader {
+  const header = {
     payout_batch_id: row.id,
     batch_status: row.status,
     time_created: row.time_created,
-  };
+  } as PayoutBatchHeader;
   if (row.time_completed) {
     header.time_completed = row.time_completed;
     header.time_closed = row.time_completed;
   }
-  header.sender_batch_header = JSON.parse(row.sender_batch_header) as unknown;
+  header.sender_batch_header = JSON.parse(row.sender_batch_header) as PayoutBatchHeader['sender_batch_header'];
   header.funding_source = 'BALANCE';
   const [only] = totals;
   if (totals.length === 1 && only) {
@@ -115,19 +153,19 @@ export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): R
 }
 
 /** What the create call answers: the header as accepted, and where to follow it. */
-export function createdBatchBody(row: BatchRow, baseUrl: string): Record<string, unknown> {
+export function createdBatchBody(row: BatchRow, baseUrl: string): { batch_header: PayoutBatchHeader; links: Link[] } {
   return {
     batch_header: {
       payout_batch_id: row.id,
       batch_status: row.status,
       time_created: row.time_created,
-      sender_batch_header: JSON.parse(row.sender_batch_header) as unknown,
+      sender_batch_header: JSON.parse(row.sender_batch_header) as PayoutBatchHeader['sender_batch_header'],
     },
     links: [link(baseUrl, batchPath(row.id), 'self')],
   };
 }
 
 /** A batch event's resource: the header without items, and a link to read them. */
-export function batchEventResource(row: BatchRow, totals: readonly CurrencyTotals[], baseUrl: string): Record<string, unknown> {
+export function batchEventResource(row: BatchRow, totals: readonly CurrencyTotals[], baseUrl: string): { batch_header: PayoutBatchHeader; links: Link[] } {
   return { batch_header: batchHeader(row, totals), links: [link(baseUrl, batchPath(row.id), 'self')] };
 }

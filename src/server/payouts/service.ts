@@ -9,7 +9,7 @@ import type { StoredResponse } from '../http/idempotency.js';
 import { link, type Link } from '../http/links.js';
 import { toMinorUnits } from '../../lib/money.js';
 import { payoutItemFee } from './fees.js';
-import { batchHeader, batchPath, createdBatchBody, itemResource, type ItemDetail } from './resources.js';
+import { batchHeader, batchPath, createdBatchBody, itemResource, type ItemDetail, type PayoutBatchResource, type PayoutItemResource } from './resources.js';
 import type { CreatePayoutRequest, PayoutItemRequest, RecipientType } from './schema.js';
 import { returnUnclaimedItem } from './settlement.js';
 import { CHARGED_ITEM_STATUSES, assertItemCanTransition, type ItemStatus } from './states.js';
@@ -137,7 +137,7 @@ function pageLinks(ctx: ServiceContext, id: string, page: number, size: number, 
   return links;
 }
 
-export async function getPayoutBatch(ctx: ServiceContext, id: string, query: BatchQuery): Promise<Record<string, unknown>> {
+export async function getPayoutBatch(ctx: ServiceContext, id: string, query: BatchQuery): Promise<PayoutBatchResource> {
   const fields = selectedFields(query.fields);
   const batch = await store.findBatch(ctx.db, ctx.accountId, id);
   if (!batch) throw notFound('payout_batch', id);
@@ -145,7 +145,7 @@ export async function getPayoutBatch(ctx: ServiceContext, id: string, query: Bat
   const page = Math.max(1, query.page ?? 1);
   const count = Number(batch.item_count);
   const totalPages = size === 0 ? 0 : Math.ceil(count / size);
-  const body: Record<string, unknown> = {};
+  const body = {} as PayoutBatchResource;
   if (query.total_required) {
     body.total_items = count;
     body.total_pages = totalPages;
@@ -168,7 +168,7 @@ async function loadItem(ctx: ServiceContext, itemId: string) {
   return { item, senderBatchId: batch?.sender_batch_id ?? null };
 }
 
-export async function getPayoutItem(ctx: ServiceContext, itemId: string): Promise<Record<string, unknown>> {
+export async function getPayoutItem(ctx: ServiceContext, itemId: string): Promise<PayoutItemResource> {
   const { item, senderBatchId } = await loadItem(ctx, itemId);
   return itemResource(item, ctx.baseUrl, { standalone: true, senderBatchId });
 }

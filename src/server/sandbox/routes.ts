@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ServerDeps } from '../core/deps.js';
 import { callerOf } from '../http/auth.js';
 import { ServiceError } from '../http/errors.js';
+import { RETENTION_SECONDS, runMutation, sendResult } from '../http/idempotency.js';
 import { parseBody } from '../http/validation.js';
 import * as sandbox from './service.js';
 
@@ -15,6 +16,7 @@ const consentSchema = z.lazy(() =>
     payer_id: z.string().regex(/^[2-9A-HJ-NP-Z]{13}$/),
   }),
 );
+const kycSchema = z.lazy(() => z.object({ status: z.enum(['PENDING', 'VERIFIED']) }));
 /** Forward only, at most ten years at a time. */
 const clockSchema = z.lazy(() => z.object({ advance_seconds: z.number().int().min(1).max(315_360_000) }));
 
@@ -31,6 +33,17 @@ export function registerSandboxRoutes(app: FastifyInstance, deps: ServerDeps): v
   app.post('/_payctl/consents', { config: { auth: 'admin' } }, async (request, reply) => {
     const body = parseBody(consentSchema, request.body);
     return reply.code(201).send(await sandbox.grantConsent(deps, body.platform_client_id, body.payer_id));
+  });
+
+  app.post('/_payctl/accounts/kyc', async (request, reply) => {
+    const { status } = parseBody(kycSchema, request.body);
+    const result = await runMutation(
+      deps,
+      request,
+      { operation: 'sandbox.accounts.kyc', retentionSeconds: RETENTION_SECONDS.payments },
+      async (ctx) => ({ status: 200, body: await sandbox.setKycStatus(ctx, status) }),
+    );
+    return sendResult(reply, result);
   });
 
   app.get('/_payctl/clock', async (request) => sandbox.clockView(deps, callerOf(request).accountId));
