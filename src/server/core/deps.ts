@@ -1,6 +1,6 @@
 // What every domain's routes and services are given: no globals, everything passed in.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import type { Db, Queryable } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
@@ -74,6 +74,8 @@ export interface KeptAnswers {
   readonly stats: { hits: number; misses: number; stored: number };
   /** Stops giving kept answers (for good). */
   disable(): void;
+  /** Told of each answer given from here, after it is sent (the request journal records them). */
+  onAnswer: ((request: IncomingMessage, accountId: string, headers: OutgoingHttpHeaders, body: string) => void) | undefined;
   /** Route hooks that keep this route's answers while `fresh(accountId)` holds. */
   route(fresh: (accountId: string) => boolean): { onRequest: onRequestHookHandler; onSend: onSendHookHandler };
 }
