@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { ERROR_CATALOGUE, ServiceError, serviceError, type ErrorName } from '../http/errors.js';
+import { segmentsOf } from '../http/path-pattern.js';
 import { FAMILY_ISSUES, GENERIC_ISSUES } from './known-issues.js';
 
 export const MAX_DELAY_MS = 60_000;
@@ -26,23 +27,6 @@ export const ruleSchema = z.lazy(() =>
 
 export type RuleInput = z.output<typeof ruleSchema>;
 export type Respond = RuleInput['respond'];
-
-/** A path without its trailing slash (routes ignore it), split into segments. */
-function segmentsOf(path: string): string[] {
-  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return trimmed.split('/');
-}
-
-/** Whether a rule's path (a '*' segment matches any one segment) matches a request path. */
-export function pathMatches(pattern: string, path: string): boolean {
-  const want = segmentsOf(pattern);
-  const have = segmentsOf(path);
-  if (want.length !== have.length) return false;
-  for (let index = 0; index < want.length; index++) {
-    if (want[index] !== '*' && want[index] !== have[index]) return false;
-  }
-  return true;
-}
 
 /** Whether a rule's path could name a route pattern (`:param` segments match any rule segment). */
 function patternMeetsRoute(pattern: string, route: string): boolean {

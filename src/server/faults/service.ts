@@ -4,7 +4,8 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
 import { notFound } from '../http/errors.js';
-import { checkRule, pathMatches, type Respond, type RouteRef, type RuleInput } from './rules.js';
+import { pathMatches } from '../http/path-pattern.js';
+import { checkRule, type Respond, type RouteRef, type RuleInput } from './rules.js';
 import * as store from './store.js';
 
 export interface FaultRule {

@@ -5,7 +5,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { REQUEST_ID_HEADERS } from '../http/headers.js';
-import { NOT_CACHED, cachedTokenOwner } from '../oauth/service.js';
+import { NOT_CACHED, cachedTokenOwner } from '../oauth/api.js';
 import { bearerText } from '../http/auth.js';
 import type { PendingEntry, RequestJournal } from './recorder.js';
 

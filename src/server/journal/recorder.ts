@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ServerDeps } from '../core/deps.js';
 import type { Queryable } from '../db/schema.js';
-import { findAppByClientId } from '../oauth/store.js';
+import type { OauthApi } from '../oauth/api.js';
 import { keepParsed, keepText, maskHeaders, maskQuery } from './mask.js';
 import { insertEntries, pruneAccount, type JournalRow } from './store.js';
 
@@ -110,7 +110,7 @@ export class RequestJournal {
       // Serialized across processes (PostgreSQL: an advisory lock), so seq order is commit order and
       // a reader polling with `after` never passes an entry another replica commits later.
       await this.deps.storage.transaction({ name: 'journal.flush', exclusive: 'request-journal' }, async (trx) => {
-        await attributeByClientId(trx, batch, rows);
+        await attributeByClientId(this.deps.domains.oauth, trx, batch, rows);
         await insertEntries(trx, rows);
         for (const accountId of new Set(rows.map((row) => row.account_id))) await pruneAccount(trx, accountId, this.options.size);
       });
@@ -124,13 +124,13 @@ export class RequestJournal {
 }
 
 /** Token requests carry no bearer: their merchant is the app's whose client id they sent. */
-async function attributeByClientId(db: Queryable, batch: readonly PendingEntry[], rows: JournalRow[]): Promise<void> {
+async function attributeByClientId(oauth: OauthApi, db: Queryable, batch: readonly PendingEntry[], rows: JournalRow[]): Promise<void> {
   const owners = new Map<string, string>();
   for (const [index, entry] of batch.entries()) {
     if (entry.accountId !== '' || entry.clientId === undefined) continue;
     let owner = owners.get(entry.clientId);
     if (owner === undefined) {
-      owner = (await findAppByClientId(db, entry.clientId))?.account_id ?? '';
+      owner = (await oauth.findAppByClientId(db, entry.clientId))?.account_id ?? '';
       owners.set(entry.clientId, owner);
     }
     const row = rows[index];

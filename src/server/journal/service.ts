@@ -2,7 +2,7 @@
 
 import type { ServerDeps } from '../core/deps.js';
 import { notFound, serviceError } from '../http/errors.js';
-import { pathMatches } from '../faults/rules.js';
+import { pathMatches } from '../http/path-pattern.js';
 import type { RequestJournal } from './recorder.js';
 import * as store from './store.js';
 
