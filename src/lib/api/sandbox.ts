@@ -221,11 +221,29 @@ export async function removeFaultRules(client: ApiClient, id?: string): Promise<
 
 // --- Balances (POST /_payctl/balances: a top-up) ---
 
-export async function topUpBalance(client: ApiClient, amount: { currency_code: string; value: string }, options: { requestId?: string } = {}): Promise<unknown> {
+export async function topUpBalance(client: ApiClient, amount: { currency: string; value: string }, options: { requestId?: string } = {}): Promise<unknown> {
   const response = await client.request({
     method: 'POST',
     path: '/_payctl/balances',
     body: amount,
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return response.body;
+}
+
+// --- Dispute decisions (POST /v1/customer/disputes/{id}/adjudicate: the sandbox's stand-in for the service's review) ---
+
+/** Decides a dispute under review for the buyer or the seller, as the service's reviewers would. */
+export async function adjudicateDispute(
+  client: ApiClient,
+  disputeId: string,
+  outcome: 'BUYER_FAVOR' | 'SELLER_FAVOR',
+  options: { requestId?: string } = {},
+): Promise<unknown> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/v1/customer/disputes/${encodeURIComponent(disputeId)}/adjudicate`,
+    body: { adjudication_outcome: outcome },
     ...(options.requestId ? { requestId: options.requestId } : {}),
   });
   return response.body;
