@@ -190,7 +190,7 @@ const runDispute: Runner<'dispute'> = async (ctx, input) => {
   for (const move of DISPUTE_PATHS[input.stage]) {
     const requestId = ctx.requestId(move);
     if (move === 'escalate') dispute = await escalateDispute(ctx.client, id, { note: 'Moved to a claim by a scenario file.' }, { requestId });
-    else if (move === 'evidence') dispute = await provideEvidence(ctx.client, id, { evidences: [{ evidence_type: 'PROOF_OF_FULFILLMENT', notes: 'Delivered.' }] }, { requestId });
+    else if (move === 'evidence') dispute = await provideEvidence(ctx.client, id, { evidences: [{ evidence_type: 'OTHER', notes: 'Delivered as described.' }] }, { requestId });
     else if (move.startsWith('lose')) await adjudicateDispute(ctx.client, id, 'BUYER_FAVOR', { requestId });
     else if (move.startsWith('appeal')) dispute = await appealDispute(ctx.client, id, { evidences: [{ evidence_type: 'OTHER', notes: 'Appealed by a scenario file.' }] }, { requestId });
     else if (move === 'accept-claim') dispute = await acceptClaim(ctx.client, id, { note: 'Accepted by a scenario file.' }, { requestId });
