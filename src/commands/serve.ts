@@ -29,6 +29,8 @@ On first start it creates a default merchant account and app, and writes a "loca
     'client-secret': Flags.string(SERVE_FLAGS['client-secret']),
     'admin-key': Flags.string(SERVE_FLAGS['admin-key']),
     'public-url': Flags.string(SERVE_FLAGS['public-url']),
+    journal: Flags.boolean(SERVE_FLAGS.journal),
+    'journal-size': Flags.integer(SERVE_FLAGS['journal-size']),
     'log-level': Flags.option(SERVE_FLAGS['log-level'])(),
     'save-profile': Flags.boolean(SERVE_FLAGS['save-profile']),
     json: Flags.boolean(SERVE_FLAGS.json),

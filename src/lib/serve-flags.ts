@@ -62,6 +62,8 @@ export const SERVE_FLAGS = {
     description: 'base URL for links in answers and events (default: the listening address); other Host headers never write links',
     env: 'PAYCTL_PUBLIC_URL',
   },
+  journal: { kind: 'boolean', description: 'record every request and its answer (payctl sandbox requests); --no-journal records none', default: true, allowNo: true },
+  'journal-size': { kind: 'integer', description: 'requests the journal keeps per merchant', default: 10_000, min: 1, max: 1_000_000 },
   'log-level': { kind: 'option', description: 'server log level (on stderr)', options: LOG_LEVELS, default: 'warn' },
   'save-profile': { kind: 'boolean', description: 'write the "local" profile for other payctl commands', default: true, allowNo: true },
   json: { kind: 'boolean', description: 'print one JSON line with the base URL and credentials, nothing else on stdout' },
@@ -78,6 +80,8 @@ export interface ServeFlags {
   'client-secret'?: string;
   'admin-key'?: string;
   'public-url'?: string;
+  journal: boolean;
+  'journal-size': number;
   'log-level': LogLevel;
   'save-profile': boolean;
   json?: boolean;

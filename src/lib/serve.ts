@@ -22,6 +22,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       host: flags.host,
       port: flags.port,
       logLevel: flags['log-level'],
+      journalSize: flags.journal ? flags['journal-size'] : 0,
       ...(flags['client-id'] !== undefined ? { clientId: flags['client-id'] } : {}),
       ...(flags['client-secret'] !== undefined ? { clientSecret: flags['client-secret'] } : {}),
       ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),

@@ -7,12 +7,19 @@ import { DOMAINS } from './domains.js';
 import { createAuthenticator } from './http/auth.js';
 import { RouteIndex, answerClientError, installPlumbing, sendFrameworkError } from './http/plumbing.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { installFaultRules } from './faults/hook.js';
+import { registerFaultRoutes } from './faults/routes.js';
+import { installJournal } from './journal/hooks.js';
+import type { RequestJournal } from './journal/recorder.js';
+import { registerJournalRoutes } from './journal/routes.js';
 
 export interface AppOptions {
   adminKey: () => string;
   logLevel: string;
   /** Where log lines go (stderr by default). */
   logDestination?: { write(line: string): void };
+  /** Records every request (journal/); undefined with --no-journal. */
+  journal?: RequestJournal;
 }
 
 export interface RouteInfo {
@@ -121,6 +128,11 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     done();
   });
   installPlumbing(app, routes);
+  // Before any route: the hooks hold for every route (children included).
+  const recordDrop = options.journal === undefined ? undefined : installJournal(app, deps, options.journal);
+  installFaultRules(app, deps, recordDrop);
   for (const domain of DOMAINS) domain.register(app, deps);
+  registerJournalRoutes(app, deps, options.journal);
+  registerFaultRoutes(app, deps, listed);
   return app;
 }

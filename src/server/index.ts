@@ -23,6 +23,7 @@ import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
 import { NOT_CACHED, cachedTokenOwner, loadClockOffsets, type AccountCredentials } from './oauth/service.js';
+import { RequestJournal } from './journal/recorder.js';
 
 export { writeSchemaTemplate } from './db/seed.js';
 
@@ -63,6 +64,8 @@ export interface ServerOptions {
   publicUrl?: string;
   /** A database file to copy when `dbPath` does not exist yet (the build's dist/schema-template.db; db/seed.ts). */
   schemaTemplate?: string;
+  /** Requests kept per merchant in the request journal; 0 or absent: no journal (`payctl serve` keeps 10,000 unless --no-journal). */
+  journalSize?: number;
 }
 
 export interface RunningServer {
@@ -149,6 +152,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     deps.scheduler.register('clock-offsets', () => loadClockOffsets(deps));
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
+    const journal = options.journalSize !== undefined && options.journalSize > 0 ? new RequestJournal(deps, { size: options.journalSize }) : undefined;
+    // A kept answer is given before Fastify's hooks, so it would be missing from the journal; and
+    // every flush of the journal is a write, which makes kept answers stale anyway.
+    if (journal !== undefined) {
+      deps.readCache.disable();
+      hooks.onClose.push(() => journal.close());
+    }
     // Off where other processes' writes cannot be noticed cheaply (PostgreSQL).
     if (!storage.processCaches) deps.readCache.disable();
     // On SQLite a key nobody can open is replaced (the file's only server lost its secret). Replicas
@@ -176,6 +186,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       adminKey: () => adminKey,
       logLevel: options.logLevel ?? 'warn',
       ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+      ...(journal !== undefined ? { journal } : {}),
     });
     logHolder.log = app.log;
     for (const warning of warnings) app.log.warn(warning);

@@ -61,7 +61,13 @@ describe('parseServeArgs', () => {
 
   it('fills the defaults oclif fills, and leaves out an absent boolean without a default', () => {
     setEnv({});
-    expect(parseServeArgs([], process.env)).toEqual({ host: '127.0.0.1', port: 8765, 'log-level': 'warn', 'save-profile': true });
+    expect(parseServeArgs([], process.env)).toEqual({ host: '127.0.0.1', port: 8765, journal: true, 'journal-size': 10_000, 'log-level': 'warn', 'save-profile': true });
+  });
+
+  it('reads the journal switches', () => {
+    setEnv({});
+    expect(parseServeArgs(['--no-journal', '--journal-size', '50'], process.env)).toMatchObject({ journal: false, 'journal-size': 50 });
+    expect(parseServeArgs(['--journal-size', '0'], process.env)).toBeNull();
   });
 
   const handedToOclif: [string, string[], Record<string, string>][] = [

@@ -1,0 +1,49 @@
+// The preHandler that applies fault rules: after authentication and body parsing, before the route
+// runs, so a faulted call changes nothing (a delayed one then runs as usual).
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerDeps } from '../core/deps.js';
+import { faultError } from './rules.js';
+import { faultFor } from './service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The fault rule that answered (or delayed) this request, for the journal. */
+    faultId: string | null;
+  }
+}
+
+/** Called for a request whose connection a rule drops, before it is destroyed (no answer is sent). */
+export type DropObserver = (request: FastifyRequest, reply: FastifyReply) => void;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop: DropObserver | undefined): void {
+  app.decorateRequest('faultId', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const caller = request.caller;
+    // Only the bearer API: not the control plane, the token endpoint or the admin key.
+    if (caller === null || request.isAdmin) return;
+    const route = request.routeOptions.url;
+    if (route === undefined || route.startsWith('/_payctl/')) return;
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const decision = await faultFor(deps, caller.accountId, request.method, path);
+    // Kept answers are given before these hooks run: with rules about, every request comes here.
+    if (decision.anyRules) deps.readCache.disable();
+    const rule = decision.rule;
+    if (rule === undefined) return;
+    request.faultId = rule.id;
+    const respond = rule.respond;
+    if ('delay_ms' in respond) {
+      await sleep(respond.delay_ms);
+      return;
+    }
+    if ('drop' in respond) {
+      onDrop?.(request, reply);
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    throw faultError(respond, rule.id);
+  });
+}
