@@ -57,7 +57,7 @@ export const FOLLOW_INTERVAL_MS = 400;
 export async function followJournal(
   client: ApiClient,
   filters: JournalQuery,
-  options: { backlog: number; stopped: Promise<unknown>; print: (entry: JournalEntry) => void; warn: (message: string) => void },
+  options: { backlog: number; stopped: Promise<unknown>; print: (entry: JournalEntry) => void; warn: (message: string) => void; ready?: () => void },
 ): Promise<void> {
   let done = false;
   void options.stopped.then(() => {
@@ -68,6 +68,8 @@ export async function followJournal(
   const backlog = options.backlog > 0 ? [...latest.items].reverse() : [];
   for (const entry of backlog) options.print(entry);
   cursor = latest.items[0]?.id;
+  // From here on, every new request is printed.
+  options.ready?.();
   while (!done) {
     await Promise.race([options.stopped, sleep(FOLLOW_INTERVAL_MS)]);
     if (done) break;

@@ -59,11 +59,11 @@ export default class SandboxRequests extends BaseCommand<typeof SandboxRequests>
     const json = this.jsonEnabled();
     const tty = Boolean(process.stdout.isTTY);
     if (!json && !tty) process.stdout.write(`${JOURNAL_COLUMNS.map((column) => column.header).join('\t')}\n`);
-    if (!json) this.notice(`Following requests to ${client.baseUrl}. Press Ctrl-C to stop.`);
     await followJournal(client, filters, {
       backlog: this.flags.limit ?? 10,
       stopped,
       warn: (message) => this.notice(message),
+      ready: () => this.notice(`Following requests to ${client.baseUrl}. Press Ctrl-C to stop.`),
       print: (entry) => {
         if (process.stdout.destroyed) return;
         process.stdout.write(`${json ? JSON.stringify(entry) : tty ? terminalLine(entry) : tsvLine(entry)}\n`);
