@@ -23,6 +23,7 @@ import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
 import { NOT_CACHED, cachedTokenOwner, loadClockOffsets, type AccountCredentials } from './oauth/service.js';
+import { keptAnswerEntry } from './journal/hooks.js';
 import { RequestJournal } from './journal/recorder.js';
 
 export { writeSchemaTemplate } from './db/seed.js';
@@ -153,10 +154,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
     const journal = options.journalSize !== undefined && options.journalSize > 0 ? new RequestJournal(deps, { size: options.journalSize }) : undefined;
-    // A kept answer is given before Fastify's hooks, so it would be missing from the journal; and
-    // every flush of the journal is a write, which makes kept answers stale anyway.
     if (journal !== undefined) {
-      deps.readCache.disable();
+      // Kept answers are given before Fastify's hooks: the cache tells the journal of each.
+      deps.readCache.onAnswer = (request, accountId, headers, body) => journal.record(keptAnswerEntry(deps, request, accountId, headers, body));
       hooks.onClose.push(() => journal.close());
     }
     // Off where other processes' writes cannot be noticed cheaply (PostgreSQL).

@@ -143,6 +143,23 @@ describe('request journal', () => {
     expect(adminOther.body.items).toEqual([]);
   });
 
+  it('records the answers the read cache gives before any hook runs', async () => {
+    const m = await t.createMerchant();
+    const auth = await authorize(t, '10.00', 'USD', { token: m.token });
+    const captureId = (await capture(t, auth, usd('1.00'), {}, m.token)).body.id as string;
+    const hitsBefore = t.server.deps.readCache.stats.hits;
+    for (let index = 0; index < 10; index++) {
+      expect((await t.request('GET', `/v2/payments/captures/${captureId}`, { token: m.token })).status).toBe(200);
+    }
+    // Positive control (SQLite, where the cache is on): some of those were kept answers.
+    if (t.server.deps.storage.processCaches) expect(t.server.deps.readCache.stats.hits).toBeGreaterThan(hitsBefore);
+    const entries = (await requests(`?path=/v2/payments/captures/${captureId}`, m.token)).body.items;
+    expect(entries.map((e: { status: number }) => e.status)).toEqual(Array(10).fill(200));
+    const detail = (await t.request('GET', `/_payctl/requests/${entries[0].id}`, { token: m.token })).body;
+    expect(detail.response_body.id).toBe(captureId);
+    expect(detail.request_headers.authorization).toBe('Bearer [masked]');
+  });
+
   it('does not journal reading the journal, nor the health probe', async () => {
     const m = await t.createMerchant();
     await requests('', m.token);

@@ -67,6 +67,8 @@ export class ReadCache {
   private enabled = true;
   /** Answers given from here; kept answers found stale (then dropped) or not fresh; answers kept (for tests and diagnosis). */
   readonly stats = { hits: 0, misses: 0, stored: 0 };
+  /** Told of each answer given from here, after it is sent (the request journal records them). */
+  onAnswer: ((request: IncomingMessage, accountId: string, headers: OutgoingHttpHeaders, body: string) => void) | undefined;
 
   private readonly generation: () => string;
 
@@ -119,6 +121,7 @@ export class ReadCache {
     this.stats.hits += 1;
     response.writeHead(200, entry.headers);
     response.end(entry.body);
+    this.onAnswer?.(request, accountId, entry.headers, entry.body);
     return true;
   }
 

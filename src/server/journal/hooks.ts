@@ -1,7 +1,7 @@
 // Notes every request for the journal once its answer is sent (onResponse): nothing is written
 // while the request runs, and the request's own transaction is untouched.
 
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { REQUEST_ID_HEADERS } from '../http/headers.js';
@@ -89,6 +89,25 @@ function entryOf(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply,
 function formClientId(body: unknown): string | undefined {
   const id = body !== null && typeof body === 'object' ? (body as { client_id?: unknown }).client_id : undefined;
   return typeof id === 'string' ? id : undefined;
+}
+
+/** An answer the read cache gave before Fastify saw the request (http/read-cache.ts): a GET with a bearer token. */
+export function keptAnswerEntry(deps: ServerDeps, request: IncomingMessage, accountId: string, headers: OutgoingHttpHeaders, body: string): PendingEntry {
+  return {
+    accountId,
+    startedMs: deps.clock.systemNow().getTime(),
+    accountOffsetMs: deps.clock.offsetMs(accountId),
+    durationUs: 0,
+    method: 'GET',
+    url: request.url ?? '/',
+    requestHeaders: request.headers,
+    requestBody: undefined,
+    status: 200,
+    responseHeaders: headers,
+    responseText: body,
+    requestId: null,
+    faultId: null,
+  };
 }
 
 /** Registers the hooks; returns what a dropped connection calls (it gets no onResponse). */

@@ -41,7 +41,7 @@ export interface JournalOptions {
 }
 
 /** Entries waiting when the database cannot keep up: beyond this the oldest are dropped (and counted). */
-const MAX_PENDING = 20_000;
+const MAX_PENDING = 5_000;
 
 export class RequestJournal {
   private pending: PendingEntry[] = [];
