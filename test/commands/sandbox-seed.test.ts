@@ -1,6 +1,7 @@
 // `payctl sandbox seed`: the examples run twice from the built binary (the second run makes
 // nothing), references, a failing step named with its line, a file checked before it runs.
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,4 +220,64 @@ describe('scenario files', () => {
     expect((await harness.request('GET', `/v2/checkout/orders/${first.steps[1].result.id}`, { token: sellerToken })).status).toBe(200);
     expect((await harness.request('GET', `/v2/checkout/orders/${first.steps[1].result.id}`)).status).toBe(404);
   }, 60_000);
+});
+
+describe('payctl serve --seed', () => {
+  /** Starts `payctl serve` with a seed file; resolves with its JSON summary, or its exit code if it stopped. */
+  function serve(seedFile: string): { started: Promise<{ summary?: any; code?: number | null; stderr: string }>; stop: () => Promise<number | null> } {
+    const childEnv: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('PAYCTL_')) childEnv[key] = value;
+    Object.assign(childEnv, { CI: '1', NO_COLOR: '1', PAYCTL_CONFIG_DIR: join(dir, 'serve-config') });
+    const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'serve', '--port', '0', '--db', ':memory:', '--json', '--no-save-profile', '--seed', seedFile], { cwd: REPO, env: childEnv });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    void exited.then(() => clearTimeout(timer));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const started = new Promise<{ summary?: any; code?: number | null; stderr: string }>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        if (stdout.includes('\n')) resolve({ summary: JSON.parse(stdout.split('\n')[0] as string), stderr });
+      });
+      void exited.then((code) => resolve({ code, stderr }));
+    });
+    return {
+      started,
+      stop: () => {
+        child.kill('SIGINT');
+        return exited;
+      },
+    };
+  }
+
+  it('seeds the shop before announcing the server: its merchant has the captures, refunds and webhook', async () => {
+    const run = serve(join(REPO, 'examples/shop.yaml'));
+    const { summary, stderr } = await run.started;
+    try {
+      expect(summary?.base_url, stderr).toMatch(/^http:/);
+      expect(stderr).toContain('payctl serve: seeded mug_returned (refund)');
+      const response = await fetch(`${summary.base_url}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${summary.client_id}:${summary.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      const { access_token: accessToken } = (await response.json()) as { access_token: string };
+      const hooks = await fetch(`${summary.base_url}/v1/notifications/webhooks`, { headers: { authorization: `Bearer ${accessToken}` } });
+      expect(((await hooks.json()) as any).webhooks.map((hook: any) => hook.url)).toEqual(['https://shop.example.com/paypal/webhooks']);
+    } finally {
+      expect(await run.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  it('a seed that fails stops the server with the step\'s exit code and names the step and line', async () => {
+    const path = join(dir, 'serve-failing.yaml');
+    writeFileSync(path, 'steps:\n  - name: nothing_to_refund\n    refund: { capture_id: NO-SUCH-CAPTURE }\n');
+    const { code, stderr } = await serve(path).started;
+    expect(code).toBe(3);
+    // serve --json: the error is one JSON line on stderr.
+    const report = JSON.parse(stderr.trim().split('\n').at(-1) as string);
+    expect(report).toMatchObject({ name: 'RESOURCE_NOT_FOUND', step: 'nothing_to_refund', line: 2, file: path });
+    expect(report.message).toContain(`${path}:2: step "nothing_to_refund" (refund) failed`);
+  }, 120_000);
 });

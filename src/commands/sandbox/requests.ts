@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { UsageError } from '../../../lib/api/errors.js';
-import { listJournal, type JournalEntry, type JournalPage, type JournalQuery } from '../../../lib/api/sandbox.js';
-import { BaseCommand } from '../../../lib/base-command.js';
-import { colorStatus, stdoutChalk } from '../../../lib/render/colors.js';
-import { JOURNAL_COLUMNS, checkStatusFilter, followJournal, pathWithQuery, sinceTime } from '../../../lib/scenario-journal.js';
+import { UsageError } from '../../lib/api/errors.js';
+import { listJournal, type JournalEntry, type JournalPage, type JournalQuery } from '../../lib/api/sandbox.js';
+import { BaseCommand } from '../../lib/base-command.js';
+import { colorStatus, stdoutChalk } from '../../lib/render/colors.js';
+import { JOURNAL_COLUMNS, checkStatusFilter, followJournal, pathWithQuery, sinceTime } from '../../lib/scenario-journal.js';
 
 export default class SandboxRequests extends BaseCommand<typeof SandboxRequests> {
   static override summary = 'List the API requests your account made to a payctl server (the request journal)';
