@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { faultError } from './rules.js';
-import { faultFor } from './service.js';
+import { faultFor, keptRules } from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,14 +18,34 @@ export type DropObserver = (request: FastifyRequest, reply: FastifyReply) => voi
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Only the bearer API is faulted: not the control plane, the token endpoint or the admin key. */
+function mayBeFaulted(request: FastifyRequest): boolean {
+  if (request.caller === null || request.isAdmin) return false;
+  const route = request.routeOptions.url;
+  return route !== undefined && !route.startsWith('/_payctl/');
+}
+
 export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop: DropObserver | undefined): void {
   app.decorateRequest('faultId', null);
-  app.addHook('preHandler', async (request, reply) => {
-    const caller = request.caller;
-    // Only the bearer API: not the control plane, the token endpoint or the admin key.
-    if (caller === null || request.isAdmin) return;
-    const route = request.routeOptions.url;
-    if (route === undefined || route.startsWith('/_payctl/')) return;
+  const applyRules = applyFaultRules(deps, onDrop);
+  // Callback style, so that a merchant without rules (known to this process) costs no promise.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!mayBeFaulted(request) || keptRules(deps, request.caller!.accountId)?.length === 0) {
+      done();
+      return;
+    }
+    applyRules(request, reply).then(
+      () => {
+        if (!reply.sent) done();
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+}
+
+function applyFaultRules(deps: ServerDeps, onDrop: DropObserver | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const caller = request.caller!;
     const path = request.url.split('?', 1)[0] ?? '/';
     const decision = await faultFor(deps, caller.accountId, request.method, path);
     // Kept answers are given before these hooks run: with rules about, every request comes here.
@@ -45,5 +65,5 @@ export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop
       return;
     }
     throw faultError(respond, rule.id);
-  });
+  };
 }

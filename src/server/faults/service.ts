@@ -105,6 +105,13 @@ export async function deleteRules(deps: ServerDeps, accountId: string | undefine
   rulesChanged(deps);
 }
 
+/** The merchant's rules as this process last read them, if still good (no query); undefined: read them. */
+export function keptRules(deps: ServerDeps, accountId: string): readonly FaultRule[] | undefined {
+  const cache = cacheOf(deps);
+  const kept = cache?.rules.get(accountId);
+  return kept !== undefined && kept.version === cache?.version ? kept.rules : undefined;
+}
+
 async function rulesFor(deps: ServerDeps, accountId: string): Promise<FaultRule[]> {
   const cache = cacheOf(deps);
   const kept = cache?.rules.get(accountId);

@@ -50,40 +50,45 @@ export function maskQuery(query: string): string {
   return params.toString();
 }
 
-/** A body as the journal shows it: the JSON value when whole, else its first bytes as text, marked. */
+/**
+ * A body as the journal keeps it, as JSON text to place in the entry's detail: the value when whole,
+ * else its first bytes as a string, marked truncated.
+ */
 export interface KeptBody {
-  body: unknown;
+  json: string;
   truncated: boolean;
 }
 
-function capped(text: string): KeptBody {
-  if (text.length <= BODY_CAP_BYTES / 4 || Buffer.byteLength(text) <= BODY_CAP_BYTES) return { body: text, truncated: false };
-  return { body: Buffer.from(text).subarray(0, BODY_CAP_BYTES).toString('utf8'), truncated: true };
+const NO_BODY: KeptBody = { json: 'null', truncated: false };
+
+function cut(text: string): KeptBody {
+  return { json: JSON.stringify(Buffer.from(text).subarray(0, BODY_CAP_BYTES).toString('utf8')), truncated: true };
 }
 
-/** A parsed value (a request body): masked, then kept whole if its JSON fits the cap. */
+const fits = (text: string): boolean => text.length <= BODY_CAP_BYTES / 3 || Buffer.byteLength(text) <= BODY_CAP_BYTES;
+
+/** A parsed request body: its JSON, masked only when the text names a secret at all. */
 export function keepParsed(value: unknown): KeptBody {
-  if (value === undefined) return { body: null, truncated: false };
-  const masked = maskValue(value);
-  const text = JSON.stringify(masked) ?? 'null';
-  const kept = capped(text);
-  return kept.truncated ? kept : { body: masked, truncated: false };
+  if (value === undefined) return NO_BODY;
+  let text = JSON.stringify(value) ?? 'null';
+  if (MAY_HOLD_SECRET.test(text)) text = JSON.stringify(maskValue(value)) ?? 'null';
+  return fits(text) ? { json: text, truncated: false } : cut(text);
 }
 
-/** Answer text: parsed and masked when it is JSON, else kept as text (capped). */
+/**
+ * An answer's text. The server's JSON answers are JSON.stringify's output: kept as they are (no
+ * parse, no second serialization) unless they name a secret; anything else is kept as a string.
+ */
 export function keepText(text: string, contentType: string | undefined): KeptBody {
-  if (contentType?.includes('json') === true && text !== '') {
-    let parsed: unknown;
+  const first = text.charCodeAt(0);
+  const json = contentType?.includes('json') === true && (first === 0x7b || first === 0x5b);
+  if (!json) return fits(text) ? { json: JSON.stringify(text), truncated: false } : cut(text);
+  if (MAY_HOLD_SECRET.test(text)) {
     try {
-      parsed = JSON.parse(text);
+      return keepParsed(JSON.parse(text));
     } catch {
-      return capped(text);
+      return fits(text) ? { json: JSON.stringify(text), truncated: false } : cut(text);
     }
-    if (!MAY_HOLD_SECRET.test(text)) {
-      const kept = capped(text);
-      return kept.truncated ? kept : { body: parsed, truncated: false };
-    }
-    return keepParsed(parsed);
   }
-  return capped(text);
+  return fits(text) ? { json: text, truncated: false } : cut(text);
 }

@@ -144,19 +144,17 @@ function rowOf(entry: PendingEntry): JournalRow {
   const queryAt = entry.url.indexOf('?');
   const path = queryAt === -1 ? entry.url : entry.url.slice(0, queryAt);
   const query = queryAt === -1 ? '' : maskQuery(entry.url.slice(queryAt + 1));
-  const request = entry.requestBodyInfo === undefined ? keepParsed(entry.requestBody) : { body: null, truncated: false };
+  const request = entry.requestBodyInfo === undefined ? keepParsed(entry.requestBody) : { json: 'null', truncated: false };
   const contentType = headerText(entry.responseHeaders['content-type']);
-  const response = entry.responseText === undefined ? { body: null, truncated: false } : keepText(entry.responseText, contentType);
-  const detail = {
-    request_headers: maskHeaders(entry.requestHeaders),
-    request_body: request.body,
-    ...(request.truncated ? { request_body_truncated: true } : {}),
-    ...(entry.requestBodyInfo !== undefined ? { request_body_info: entry.requestBodyInfo } : {}),
-    response_headers: maskHeaders(entry.responseHeaders),
-    response_body: response.body,
-    ...(response.truncated ? { response_body_truncated: true } : {}),
-    ...(entry.responseBodyInfo !== undefined ? { response_body_info: entry.responseBodyInfo } : {}),
-  };
+  const response = entry.responseText === undefined ? { json: 'null', truncated: false } : keepText(entry.responseText, contentType);
+  // Written as text: the bodies are JSON already and are placed in without being parsed again.
+  let detail = `{"request_headers":${JSON.stringify(maskHeaders(entry.requestHeaders))},"request_body":${request.json}`;
+  if (request.truncated) detail += ',"request_body_truncated":true';
+  if (entry.requestBodyInfo !== undefined) detail += `,"request_body_info":${JSON.stringify(entry.requestBodyInfo)}`;
+  detail += `,"response_headers":${JSON.stringify(maskHeaders(entry.responseHeaders))},"response_body":${response.json}`;
+  if (response.truncated) detail += ',"response_body_truncated":true';
+  if (entry.responseBodyInfo !== undefined) detail += `,"response_body_info":${JSON.stringify(entry.responseBodyInfo)}`;
+  detail += '}';
   return {
     account_id: entry.accountId,
     time: new Date(entry.startedMs).toISOString(),
@@ -168,7 +166,7 @@ function rowOf(entry: PendingEntry): JournalRow {
     duration_us: BigInt(Math.max(0, Math.round(entry.durationUs))),
     request_id: entry.requestId,
     fault_id: entry.faultId,
-    detail: JSON.stringify(detail),
+    detail,
   };
 }
 

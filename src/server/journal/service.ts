@@ -121,12 +121,21 @@ export async function listEntries(deps: ServerDeps, journal: RequestJournal | un
   return { items, next_before: !oldestFirst && more && lastItem !== undefined ? lastItem.id : null };
 }
 
+/** The stored detail; a body that was not the JSON its type said leaves the detail unreadable, which is said. */
+function detailOf(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { detail_unreadable: true };
+  }
+}
+
 export async function getEntry(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined, id: string) {
   const seq = seqOf(id, 'id');
   await journal?.flush();
   const row = await store.findEntry(deps.db, seq, scope);
   if (row === undefined) throw notFound('request', id);
-  return { ...entryOf(row), ...(JSON.parse(row.detail) as Record<string, unknown>) };
+  return { ...entryOf(row), ...detailOf(row.detail) };
 }
 
 export async function clearEntries(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined): Promise<void> {
