@@ -194,6 +194,41 @@ describe('scenario files', () => {
     expect(JSON.stringify(balances)).not.toContain('1.00');
   }, 120_000);
 
+  it('payouts, top-ups and fault rules: a re-run pays out once and keeps one rule', async () => {
+    const { merchant, env } = await merchantEnv('payer@example.com');
+    const path = write(
+      'payouts.yaml',
+      [
+        'name: payouts-and-faults',
+        'steps:',
+        '  - name: float',
+        '    top_up: { currency_code: USD, value: "100.00" }',
+        '  - name: pay_team',
+        '    payout:',
+        '      items:',
+        '        - { recipient_type: EMAIL, receiver: ana@example.com, amount: { currency: USD, value: "12.00" } }',
+        '        - { recipient_type: EMAIL, receiver: ben@example.com, amount: { currency: USD, value: "8.00" } }',
+        '  - name: flaky_capture',
+        '    fault:',
+        '      method: POST',
+        "      path: '/v2/payments/authorizations/*/capture'",
+        '      after: 1',
+        '      times: 1',
+        '      respond: { status: 503 }',
+        '',
+      ].join('\n'),
+    );
+    const first = okJson(await seed(env, path, '--json'));
+    const after = await counts(merchant);
+    const second = okJson(await seed(env, path, '--json'));
+    expect(await counts(merchant)).toEqual(after);
+    expect(second.steps[1].result.batch_header.payout_batch_id).toBe(first.steps[1].result.batch_header.payout_batch_id);
+    expect(second.steps[2].result.id).toBe(first.steps[2].result.id);
+    const rules = await harness.request('GET', '/_payctl/faults', { token: merchant.token });
+    expect(rules.body.items).toHaveLength(1);
+    expect(rules.body.items[0]).toMatchObject({ method: 'POST', after: 1, times: 1, respond: { status: 503 } });
+  }, 60_000);
+
   it('accounts and consents: a re-run acts as the same account (credentials kept), the consent stays one', async () => {
     const { env } = await merchantEnv('platform@example.com');
     const path = write(
