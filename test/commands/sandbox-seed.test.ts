@@ -219,6 +219,13 @@ describe('scenario files', () => {
       ].join('\n'),
     );
     const first = okJson(await seed(env, path, '--json'));
+    // The batch is paid in the background: counts are taken once it has settled.
+    const batchId = first.steps[1].result.batch_header.payout_batch_id;
+    for (;;) {
+      const batch = await harness.request('GET', `/v1/payments/payouts/${batchId}`, { token: merchant.token });
+      if (['SUCCESS', 'DENIED', 'CANCELED'].includes(batch.body.batch_header.batch_status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const after = await counts(merchant);
     const second = okJson(await seed(env, path, '--json'));
     expect(await counts(merchant)).toEqual(after);
