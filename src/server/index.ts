@@ -67,6 +67,8 @@ export interface ServerOptions {
   schemaTemplate?: string;
   /** Requests kept per merchant in the request journal; 0 or absent: no journal (`payctl serve` keeps 10,000 unless --no-journal). */
   journalSize?: number;
+  /** How long the journal waits to write a batch that is not full (default 50 ms; tests). */
+  journalFlushMs?: number;
 }
 
 export interface RunningServer {
@@ -153,7 +155,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     deps.scheduler.register('clock-offsets', () => loadClockOffsets(deps));
     // A kept answer skips Fastify's request log lines and the rate limiter's bucket.
     if (config.rateLimitPerSecond > 0 || LOGGED_LEVELS.has(options.logLevel ?? 'warn')) deps.readCache.disable();
-    const journal = options.journalSize !== undefined && options.journalSize > 0 ? new RequestJournal(deps, { size: options.journalSize }) : undefined;
+    const journal = options.journalSize !== undefined && options.journalSize > 0 ? new RequestJournal(deps, { size: options.journalSize, ...(options.journalFlushMs !== undefined ? { flushMs: options.journalFlushMs } : {}) }) : undefined;
     if (journal !== undefined) {
       // Kept answers are given before Fastify's hooks: the cache tells the journal of each.
       deps.readCache.onAnswer = (request, accountId, headers, body) => journal.record(keptAnswerEntry(deps, request, accountId, headers, body));

@@ -238,7 +238,8 @@ describe('request journal retention and switches', () => {
   });
 
   it('writes what is pending when the server closes', async () => {
-    const closing = await startTestServer({ journalSize: 100 });
+    // A batch that is not full waits a minute: only close() can write this one.
+    const closing = await startTestServer({ journalSize: 100, journalFlushMs: 60_000 });
     const path = `/v2/payments/captures/LAST-${randomUUID()}`;
     await closing.request('GET', path);
     const db = closing.dbPath;
