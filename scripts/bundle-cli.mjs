@@ -22,7 +22,8 @@ function listFiles(dir) {
 // Entries follow src/commands, not dist/commands: tsc never deletes the output of a removed or
 // renamed command, which would otherwise come back as a bundled command.
 // config.js: the profile writer serve-direct.cjs imports when it saves the "local" profile.
-const entryPoints = { main: 'dist/cli-main.js', config: 'dist/lib/config.js' };
+// scenario-seed.js: what `payctl serve --seed` imports, the same way.
+const entryPoints = { main: 'dist/cli-main.js', config: 'dist/lib/config.js', 'scenario-seed': 'dist/lib/scenario-seed.js' };
 // The oclif hooks package.json names (oclif.hooks) load the same way, from dist/bundle/hooks/.
 for (const source of [...listFiles('src/commands'), ...listFiles('src/hooks')].filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
   const name = relative('src', source).replace(/\.ts$/, '');
@@ -102,8 +103,8 @@ const serveDirect = await build({
       name: 'profile-writer-from-the-esm-bundle',
       setup(context) {
         // Only serve.ts's import: another module's './config.js' must not be sent to this entry.
-        context.onResolve({ filter: /^\.\/config\.js$/ }, (args) =>
-          args.kind === 'dynamic-import' && /[\\/]dist[\\/]lib[\\/]serve\.js$/.test(args.importer) ? { path: './config.js', external: true } : undefined,
+        context.onResolve({ filter: /^\.\/(config|scenario-seed)\.js$/ }, (args) =>
+          args.kind === 'dynamic-import' && /[\\/]dist[\\/]lib[\\/]serve\.js$/.test(args.importer) ? { path: args.path, external: true } : undefined,
         );
       },
     },

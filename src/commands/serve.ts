@@ -16,6 +16,7 @@ On first start it creates a default merchant account and app, and writes a "loca
     '<%= config.bin %> serve --port 0 --db :memory: --json',
     '<%= config.bin %> serve --client-id ci-client --client-secret ci-secret --admin-key ci-admin',
     '<%= config.bin %> serve --db postgres://payctl:secret@db.internal:5432/payctl --db-pool-size 20',
+    '<%= config.bin %> serve --db :memory: --seed examples/shop.yaml',
   ];
 
   static override flags = {
@@ -34,6 +35,7 @@ On first start it creates a default merchant account and app, and writes a "loca
     'log-level': Flags.option(SERVE_FLAGS['log-level'])(),
     'save-profile': Flags.boolean(SERVE_FLAGS['save-profile']),
     json: Flags.boolean(SERVE_FLAGS.json),
+    seed: Flags.string(SERVE_FLAGS.seed),
   };
 
   async run(): Promise<void> {

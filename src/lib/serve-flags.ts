@@ -67,6 +67,7 @@ export const SERVE_FLAGS = {
   'log-level': { kind: 'option', description: 'server log level (on stderr)', options: LOG_LEVELS, default: 'warn' },
   'save-profile': { kind: 'boolean', description: 'write the "local" profile for other payctl commands', default: true, allowNo: true },
   json: { kind: 'boolean', description: 'print one JSON line with the base URL and credentials, nothing else on stdout' },
+  seed: { kind: 'string', description: 'run this scenario file (YAML or JSON, see payctl sandbox seed) as the default merchant before announcing the server' },
 } as const satisfies Record<string, FlagSpec>;
 
 export interface ServeFlags {
@@ -85,6 +86,7 @@ export interface ServeFlags {
   'log-level': LogLevel;
   'save-profile': boolean;
   json?: boolean;
+  seed?: string;
 }
 
 const INTEGER = /^\d+$/;

@@ -53,6 +53,15 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       process.stderr.write(`payctl serve: warning: the "local" profile was not written (${message}); log in with payctl auth login or set PAYCTL_BASE_URL\n`);
     }
   }
+  if (flags.seed !== undefined) {
+    // Zod and the YAML parser load only here: a plain `payctl serve` never pays for them.
+    const { seedServer } = await import('./scenario-seed.js');
+    const code = await seedServer(flags.seed, { url: server.url, credentials, adminKey: server.adminKey }, { json: flags.json === true });
+    if (code !== 0) {
+      await server.close();
+      return code;
+    }
+  }
   const summary = {
     base_url: server.url,
     client_id: credentials.client_id,

@@ -101,10 +101,14 @@ describe('bundled commands', () => {
     const loaded = [...staticallyLoaded('serve-direct.cjs')];
     expect(loaded).toContain('dist/lib');
     expect(loaded.filter((name) => ['@oclif/core', 'zod', 'conf', 'ajv', 'chalk', 'dist/commands'].includes(name))).toEqual([]);
-    // Its one dynamic import, the profile writer, is the ES-module entry beside it, which exists.
+    // Its dynamic imports, the profile writer and the --seed runner, are the ES-module entries beside it, which exist.
     const dynamic = meta.outputs['dist/bundle/serve-direct.cjs']?.imports.filter((i) => i.kind === 'dynamic-import') ?? [];
-    expect(dynamic.map((i) => [i.path, i.external])).toEqual([['./config.js', true]]);
+    expect(dynamic.map((i) => [i.path, i.external])).toEqual([
+      ['./config.js', true],
+      ['./scenario-seed.js', true],
+    ]);
     expect(meta.outputs['dist/bundle/config.js']?.exports).toContain('writeLocalProfile');
+    expect(meta.outputs['dist/bundle/scenario-seed.js']?.exports).toContain('seedServer');
   });
 
   it('import() of a bundled module gets its named exports (esbuild gives a CommonJS chunk a default only)', () => {

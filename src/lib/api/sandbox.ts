@@ -97,3 +97,154 @@ export async function resetSandbox(
   });
   return resetSchema.parse(response.body);
 }
+
+// --- The request journal (GET/DELETE /_payctl/requests) ---
+
+const journalEntrySchema = z.looseObject({
+  id: z.string(),
+  time: z.string(),
+  account_time: z.string().nullish(),
+  account_id: z.string().nullish(),
+  method: z.string(),
+  path: z.string(),
+  query: z.unknown().optional(),
+  status: z.number().nullish(),
+  duration_ms: z.number().nullish(),
+  request_id: z.string().nullish(),
+  fault_id: z.string().nullish(),
+});
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+
+const journalPageSchema = z.looseObject({ items: z.array(journalEntrySchema), next_before: z.string().nullish() });
+export type JournalPage = z.infer<typeof journalPageSchema>;
+
+const journalDetailSchema = journalEntrySchema.extend({
+  request_headers: z.unknown().optional(),
+  request_body: z.unknown().optional(),
+  response_body: z.unknown().optional(),
+});
+export type JournalDetail = z.infer<typeof journalDetailSchema>;
+
+export interface JournalQuery {
+  method?: string;
+  path?: string;
+  status?: string;
+  since?: string;
+  requestId?: string;
+  pageSize?: number;
+  before?: string;
+  /** Only entries newer than this id, oldest first (what --follow polls with). */
+  after?: string;
+}
+
+/** One page of the caller's journal: newest first, or oldest first with `after`. */
+export async function listJournal(client: ApiClient, query: JournalQuery = {}): Promise<JournalPage> {
+  const response = await client.request({
+    method: 'GET',
+    path: '/_payctl/requests',
+    query: {
+      method: query.method,
+      path: query.path,
+      status: query.status,
+      since: query.since,
+      request_id: query.requestId,
+      page_size: query.pageSize,
+      before: query.before,
+      after: query.after,
+    },
+  });
+  return journalPageSchema.parse(response.body);
+}
+
+/** One journal entry with its headers and both bodies. */
+export async function getJournalEntry(client: ApiClient, id: string): Promise<JournalDetail> {
+  const response = await client.request({ method: 'GET', path: `/_payctl/requests/${encodeURIComponent(id)}` });
+  return journalDetailSchema.parse(response.body);
+}
+
+/** Empties the caller's journal. */
+export async function clearJournal(client: ApiClient): Promise<void> {
+  await client.request({ method: 'DELETE', path: '/_payctl/requests' });
+}
+
+// --- Fault rules (/_payctl/faults) ---
+
+export type FaultResponse =
+  | { status: number; retry_after?: number }
+  | { name: string; issue: string }
+  | { delay_ms: number }
+  | { drop: true };
+
+export interface NewFaultRule {
+  method: string;
+  path: string;
+  after?: number;
+  times?: number;
+  respond: FaultResponse;
+}
+
+const faultRuleSchema = z.looseObject({
+  id: z.string(),
+  method: z.string(),
+  path: z.string(),
+  after: z.number().nullish(),
+  times: z.number().nullish(),
+  respond: z.record(z.string(), z.unknown()),
+  matched: z.number().nullish(),
+  fired: z.number().nullish(),
+  create_time: z.string().nullish(),
+});
+export type FaultRule = z.infer<typeof faultRuleSchema>;
+
+const faultListSchema = z.looseObject({ items: z.array(faultRuleSchema) });
+export type FaultRuleList = z.infer<typeof faultListSchema>;
+
+export async function addFaultRule(client: ApiClient, rule: NewFaultRule, options: { requestId?: string } = {}): Promise<FaultRule> {
+  const response = await client.request({
+    method: 'POST',
+    path: '/_payctl/faults',
+    body: rule,
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return faultRuleSchema.parse(response.body);
+}
+
+export async function listFaultRules(client: ApiClient): Promise<FaultRuleList> {
+  const response = await client.request({ method: 'GET', path: '/_payctl/faults' });
+  return faultListSchema.parse(response.body);
+}
+
+/** Removes one rule, or every rule of the caller without an id. */
+export async function removeFaultRules(client: ApiClient, id?: string): Promise<void> {
+  await client.request({ method: 'DELETE', path: id === undefined ? '/_payctl/faults' : `/_payctl/faults/${encodeURIComponent(id)}` });
+}
+
+// --- Balances (POST /_payctl/balances: a top-up) ---
+
+export async function topUpBalance(client: ApiClient, amount: { currency: string; value: string }, options: { requestId?: string } = {}): Promise<unknown> {
+  const response = await client.request({
+    method: 'POST',
+    path: '/_payctl/balances',
+    body: amount,
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return response.body;
+}
+
+// --- Dispute decisions (POST /v1/customer/disputes/{id}/adjudicate: the sandbox's stand-in for the service's review) ---
+
+/** Decides a dispute under review for the buyer or the seller, as the service's reviewers would. */
+export async function adjudicateDispute(
+  client: ApiClient,
+  disputeId: string,
+  outcome: 'BUYER_FAVOR' | 'SELLER_FAVOR',
+  options: { requestId?: string } = {},
+): Promise<unknown> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/v1/customer/disputes/${encodeURIComponent(disputeId)}/adjudicate`,
+    body: { adjudication_outcome: outcome },
+    ...(options.requestId ? { requestId: options.requestId } : {}),
+  });
+  return response.body;
+}
