@@ -12,6 +12,7 @@ import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
 import { trackersLookupsMigration } from './0011-order-trackers-webhook-lookups.js';
 import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as-refunded.js';
 import { jobClaimsMigration } from './0012-job-claims.js';
+import { reportingMigration } from './0013-reporting.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   trackersLookupsMigration, // 0011 order trackers, webhook lookups
   capturesReversedAsRefundedMigration, // 0010 no REVERSED capture status
   jobClaimsMigration, // 0012 fan-out flag, delivery leases, job leases
+  reportingMigration, // 0013 what the transaction report needs of each balance movement
 ].sort((a, b) => a.id - b.id);
