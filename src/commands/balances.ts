@@ -3,14 +3,14 @@ import { getBalances, type BalanceQuery } from '../lib/api/reporting.js';
 import { BaseCommand } from '../lib/base-command.js';
 import { currencyFlag } from '../lib/flags.js';
 import { formatDate, formatMoney } from '../lib/render/format.js';
-import { isoSecond, parseDateBound } from '../lib/reporting.js';
+import { asOfTime } from '../lib/reporting.js';
 
 export default class Balances extends BaseCommand<typeof Balances> {
   static override summary = 'Show your balance per currency: total, available and withheld';
 
   static override description = `Now, or as it was at --as-of: a date (YYYY-MM-DD) means the end of that UTC day on the
-merchant's clock (the closing balance), a date-time (RFC 3339) that second. --json prints the API's
-answer exactly.`;
+merchant's clock (the closing balance, every movement of the day included), a date-time (RFC 3339)
+that instant (movements at it included). --json prints the API's answer exactly.`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -25,8 +25,7 @@ answer exactly.`;
 
   async run(): Promise<unknown> {
     const query: BalanceQuery = {};
-    // The last second of the day (or the second given): parseDateBound answers the first one after it.
-    if (this.flags['as-of']) query.as_of_time = isoSecond(parseDateBound(this.flags['as-of'], 'to', '--as-of') - 1000);
+    if (this.flags['as-of']) query.as_of_time = asOfTime(this.flags['as-of']);
     if (this.flags.currency) query.currency_code = this.flags.currency;
     const { balances, raw } = await getBalances(this.client(), query);
     this.renderTable(balances.balances, [

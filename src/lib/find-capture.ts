@@ -5,7 +5,7 @@ import type { ApiClient } from './api/client.js';
 import { EXIT_CODES, PayctlError, type ErrorReport } from './api/errors.js';
 import type { TransactionInfo } from './api/reporting.js';
 import { searchPages, splitRange, type TimeRange } from './reporting.js';
-import { formatMoney } from './render/format.js';
+import { formatDate, formatMoney } from './render/format.js';
 
 const DAY_MS = 86_400_000;
 
@@ -19,16 +19,21 @@ export function isCapture(info: TransactionInfo): boolean {
   return /^T00\d\d$/.test(code) && value !== '' && !value.startsWith('-');
 }
 
-/** A capture as the search shows it, for the confirmation and for the list of candidates. */
-export function describeCapture(info: TransactionInfo): string {
+/** A capture as the search shows it: amount, date, invoice and custom ids, whether refunded in full. */
+export function captureSummary(info: TransactionInfo): string {
   const parts = [
-    info.transaction_id ?? '?',
     formatMoney(info.transaction_amount),
-    info.transaction_initiation_date ?? '',
+    info.transaction_initiation_date ? `captured ${formatDate(info.transaction_initiation_date)}` : '',
     info.invoice_id ? `invoice ${info.invoice_id}` : '',
     info.custom_field ? `custom ${info.custom_field}` : '',
+    info.transaction_status === 'V' ? 'refunded or reversed in full' : '',
   ];
   return parts.filter((part) => part !== '').join(', ');
+}
+
+/** A candidate in a refusal: its id, then its summary. */
+export function describeCapture(info: TransactionInfo): string {
+  return `${info.transaction_id ?? '?'} (${captureSummary(info)})`;
 }
 
 /** Not exactly one capture has the invoice id: exit 3 for none, 2 for several (name one by its id). */

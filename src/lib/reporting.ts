@@ -53,6 +53,13 @@ export function isoSecond(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** --as-of as the API's as_of_time (included): a day's last millisecond, or the instant given. */
+export function asOfTime(text: string): string {
+  if (DATE_ONLY.test(text)) return new Date(parseDateBound(text, 'to', '--as-of') - 1).toISOString();
+  parseDateBound(text, 'from', '--as-of');
+  return new Date(Date.parse(text)).toISOString();
+}
+
 /** The range cut into consecutive windows of at most 31 days, oldest first. */
 export function splitRange(range: TimeRange): TimeRange[] {
   const windows: TimeRange[] = [];
@@ -63,11 +70,11 @@ export function splitRange(range: TimeRange): TimeRange[] {
 }
 
 /**
- * A window as the API's start_date and end_date. Both ends are included there and times are kept to
- * the second, so a window ends one second before the next one starts: nothing is seen twice or missed.
+ * A window as the API's start_date and end_date: the API includes the start and excludes the end,
+ * so consecutive windows meet without overlap or gap.
  */
 export function windowDates(window: TimeRange): { start_date: string; end_date: string } {
-  return { start_date: isoSecond(window.fromMs), end_date: isoSecond(window.toMs - SECOND_MS) };
+  return { start_date: isoSecond(window.fromMs), end_date: isoSecond(window.toMs) };
 }
 
 /**

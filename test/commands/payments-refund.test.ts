@@ -1,45 +1,12 @@
 // `payctl payments refund` reads nothing it does not need (issue 27, point 9): counted by a proxy in
 // front of the real server that records every request the built binary sends.
 
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { okJson, useCliServer, runCli } from './cli-harness.js';
+import { countingProxy, type CountingProxy } from './counting-proxy.js';
 import { runInPty } from './pty.js';
 
 const s = useCliServer(['payments:authorize', 'payments:capture', 'payments:refund'], 'payctl-refund-cli-');
-
-/** A pass-through proxy to the test server that records "METHOD /path" of every API request. */
-interface CountingProxy {
-  url: string;
-  seen: string[];
-  close(): Promise<void>;
-}
-
-async function countingProxy(target: string): Promise<CountingProxy> {
-  const seen: string[] = [];
-  const upstream = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path !== '/v1/oauth2/token') seen.push(`${req.method} ${path}`);
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 let proxy: CountingProxy;
 beforeAll(async () => {
@@ -56,7 +23,7 @@ async function captured(amount = '40.00'): Promise<string> {
 
 /** Runs payctl through the proxy and returns what it sent (token requests aside). */
 async function counted(...args: string[]) {
-  proxy.seen.length = 0;
+  proxy.reset();
   const result = await runCli(args, { env: { ...s.env, PAYCTL_BASE_URL: proxy.url } });
   return { result, seen: [...proxy.seen] };
 }
@@ -101,7 +68,7 @@ describe('payments refund: the requests it sends', () => {
 
   it('on a terminal the confirmation shows the capture, read once, then refunds', async () => {
     const captureId = await captured('30.00');
-    proxy.seen.length = 0;
+    proxy.reset();
     const pty = runInPty(['payments', 'refund', captureId, '--amount', '4.00'], { env: { ...s.env, PAYCTL_BASE_URL: proxy.url }, columns: 200 });
     await pty.waitFor(/Refund 4\.00 USD of capture \S+ \(30\.00 USD, captured .*, COMPLETED\)\?/);
     expect(proxy.seen).toEqual([`GET /v2/payments/captures/${captureId}`]);

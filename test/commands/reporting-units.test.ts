@@ -6,6 +6,7 @@ import { parseCsv } from '../../src/lib/csv.js';
 import { CaptureLookupError, isCapture } from '../../src/lib/find-capture.js';
 import {
   amountRange,
+  asOfTime,
   csvHeader,
   csvRecord,
   csvRow,
@@ -39,17 +40,17 @@ describe('dates', () => {
 });
 
 describe('31-day windows', () => {
-  it('November is one request with both ends included to the second', () => {
+  it('November is one request, from its first instant to the first one after it (the API excludes end_date)', () => {
     const windows = splitRange(parseRange('2026-11-01', '2026-11-30'));
-    expect(windows.map(windowDates)).toEqual([{ start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-30T23:59:59Z' }]);
+    expect(windows.map(windowDates)).toEqual([{ start_date: '2026-11-01T00:00:00Z', end_date: '2026-12-01T00:00:00Z' }]);
   });
 
   it('exactly 31 days is one request; 32 days are two, meeting without overlap or gap', () => {
     expect(splitRange(parseRange('2026-01-01', '2026-01-31'))).toHaveLength(1);
     const two = splitRange(parseRange('2026-01-01', '2026-02-01')).map(windowDates);
     expect(two).toEqual([
-      { start_date: '2026-01-01T00:00:00Z', end_date: '2026-01-31T23:59:59Z' },
-      { start_date: '2026-02-01T00:00:00Z', end_date: '2026-02-01T23:59:59Z' },
+      { start_date: '2026-01-01T00:00:00Z', end_date: '2026-02-01T00:00:00Z' },
+      { start_date: '2026-02-01T00:00:00Z', end_date: '2026-02-02T00:00:00Z' },
     ]);
   });
 
@@ -137,5 +138,13 @@ describe('finding a capture by invoice id', () => {
     expect(two.exitCode).toBe(2);
     expect(two.report().details?.map((d) => d.description)).toEqual([expect.stringContaining('CAP1'), expect.stringContaining('CAP2')]);
     expect(two.message).toMatch(/CAP1.*CAP2/);
+  });
+});
+
+describe('balances --as-of', () => {
+  it('a day is its last millisecond (the closing balance); an instant is itself, in UTC', () => {
+    expect(asOfTime('2026-10-31')).toBe('2026-10-31T23:59:59.999Z');
+    expect(asOfTime('2026-11-15T14:00:00+02:00')).toBe('2026-11-15T12:00:00.000Z');
+    expect(() => asOfTime('2026-10-32')).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });

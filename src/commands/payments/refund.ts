@@ -3,7 +3,7 @@ import { accountClock } from '../../lib/account-clock.js';
 import { UsageError, exitCodeFor, type ErrorReport } from '../../lib/api/errors.js';
 import { getCapture, refundCapture, type Capture, type Refund, type RefundRequest } from '../../lib/api/payments.js';
 import type { TransactionInfo } from '../../lib/api/reporting.js';
-import { describeCapture, findCaptureByInvoiceId } from '../../lib/find-capture.js';
+import { captureSummary, findCaptureByInvoiceId } from '../../lib/find-capture.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { readRefundFile, refundFileRows } from '../../lib/refund-file.js';
@@ -96,7 +96,7 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
         flags.currency ?? found?.transaction_amount?.currency_code ?? (capture ?? (await getCapture(client, captureId))).amount?.currency_code ?? 'USD';
       body.amount = moneyFromFlags(flags.amount, currency);
     }
-    const shown = found ? describeCapture(found) : capture ? describeReadCapture(capture) : '';
+    const shown = found ? captureSummary(found) : capture ? describeReadCapture(capture) : '';
     await this.confirm(`Refund ${what()} of capture ${captureId} (${shown})?`);
     const refund = await refundCapture(client, captureId, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
     this.renderDetail([
