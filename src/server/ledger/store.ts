@@ -9,6 +9,7 @@ declare module '../db/schema.js' {
   interface Database {
     balance_movements: WithSeq<MovementRow>;
     balances: { account_id: string; currency: string; available_minor: bigint };
+    balance_movement_days: { account_id: string; day: string; movements: bigint };
   }
 }
 
@@ -127,6 +128,20 @@ const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bi
     .returning('available_minor'),
 );
 
+const dayCountUpsert = prepared<{ accountId: string; day: string; count: bigint }>((db, arg) =>
+  db
+    .insertInto('balance_movement_days')
+    .values({ account_id: arg('accountId'), day: arg('day'), movements: arg('count') })
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'day']).doUpdateSet((eb) => ({
+        movements: eb('balance_movement_days.movements', '+', arg('count')),
+      })),
+    ),
+);
+
+/** The day (UTC, of the account's clock) a movement counts in: `YYYY-MM-DD`. */
+export const movementDay = (createTime: string) => createTime.slice(0, 10);
+
 /** The balance after the upsert (PostgreSQL's driver may give a bigint column as text). */
 async function upsertBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<bigint> {
   const row = await balanceUpsert.first(db, { accountId, currency, amount });
@@ -162,6 +177,23 @@ class PendingLedger implements BeforeCommitStep {
       rows.push(...this.rowsOf(increment, after).map((entry) => entry.row));
     }
     await insertMovements(trx, rows);
+    for (const day of this.days()) await dayCountUpsert.execute(trx, day);
+  }
+
+  /**
+   * Movements per (account, day), in that order: the report counts a date range by days. Their rows
+   * come after the balance rows in the lock order (every transaction locking one holds its balance).
+   */
+  private days() {
+    const counts = new Map<string, { accountId: string; day: string; count: bigint }>();
+    for (const movement of this.movements) {
+      const day = movementDay(movement.createTime);
+      const key = keyOf(movement.accountId, day);
+      const entry = counts.get(key);
+      if (entry) entry.count += 1n;
+      else counts.set(key, { accountId: movement.accountId, day, count: 1n });
+    }
+    return [...counts.keys()].sort().map((key) => counts.get(key)!);
   }
 
   /**
@@ -193,6 +225,13 @@ class PendingLedger implements BeforeCommitStep {
           `INSERT INTO balance_movements (${columns.join(', ')}, balance_after) ` +
           `SELECT ${columns.map((column) => `v.${column}`).join(', ')}, b.available_minor - v.later ` +
           `FROM b, (VALUES ${values.join(', ')}) AS v(ord, ${columns.join(', ')}, later) ORDER BY v.ord`,
+      );
+    }
+    for (const { accountId, day, count } of this.days()) {
+      if (!LITERAL_SAFE.test(accountId) || !LITERAL_SAFE.test(day)) return undefined;
+      statements.push(
+        `INSERT INTO balance_movement_days (account_id, day, movements) VALUES ('${accountId}', '${day}', ${count}) ` +
+          `ON CONFLICT (account_id, day) DO UPDATE SET movements = balance_movement_days.movements + ${count}`,
       );
     }
     return statements.join('; ');
@@ -260,6 +299,7 @@ export async function recordMovement(db: Queryable, movement: Movement): Promise
   if (pending === undefined) {
     const after = await upsertBalance(db, movement.accountId, movement.currency, movement.amountMinor);
     await insertRow(db, 'balance_movements', movementRow(movement, after));
+    await dayCountUpsert.execute(db, { accountId: movement.accountId, day: movementDay(movement.createTime), count: 1n });
     return;
   }
   pending.movements.push(movement);
@@ -317,5 +357,6 @@ export async function balancesOf(db: Queryable, accountId: string) {
 export async function deleteLedger(db: Queryable, accountId: string): Promise<void> {
   await applyPending(db);
   await db.deleteFrom('balance_movements').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('balance_movement_days').where('account_id', '=', accountId).execute();
   await db.deleteFrom('balances').where('account_id', '=', accountId).execute();
 }

@@ -19,7 +19,7 @@ function pageLink(ctx: ServiceContext, query: SearchQuery, page: number, rel: st
 }
 
 export async function searchTransactions(ctx: ServiceContext, query: SearchQuery): Promise<Record<string, unknown>> {
-  const totalItems = await store.countMovements(ctx.db, ctx.accountId, query);
+  const { total: totalItems, stretches } = await store.countMovements(ctx.db, ctx.accountId, query);
   const totalPages = Math.ceil(totalItems / query.pageSize);
   if (query.page > Math.max(totalPages, 1)) {
     throw serviceError('INVALID_REQUEST', 'PAGE_OUT_OF_RANGE', `page is past the last page (${totalPages} of ${query.pageSize} items).`, {
@@ -28,7 +28,7 @@ export async function searchTransactions(ctx: ServiceContext, query: SearchQuery
       location: 'query',
     });
   }
-  const rows = totalItems === 0 ? [] : await store.pageOfMovements(ctx.db, ctx.accountId, query);
+  const rows = totalItems === 0 ? [] : await store.pageOfMovements(ctx.db, ctx.accountId, query, stretches);
   const withoutEndingBalance = query.filtered;
   const links = [pageLink(ctx, query, query.page, 'self')];
   if (totalPages > 1) links.push(pageLink(ctx, query, 1, 'first'), pageLink(ctx, query, totalPages, 'last'));

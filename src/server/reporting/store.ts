@@ -46,21 +46,99 @@ function filtered(db: Queryable, accountId: string, query: SearchQuery): Movemen
   return builder;
 }
 
-export async function countMovements(db: Queryable, accountId: string, query: SearchQuery): Promise<number> {
-  const row = await filtered(db, accountId, query).select((eb) => eb.fn.countAll<bigint>().as('count')).executeTakeFirst();
+/** A stretch of the window, in time order: where it starts and how many movements it holds. */
+export interface Stretch {
+  from: string;
+  count: number;
+}
+
+export interface WindowCount {
+  total: number;
+  /** For a search by dates alone: the window as its partial first day, its whole days, its partial last day. */
+  stretches?: Stretch[];
+}
+
+const midnight = (day: string) => `${day}T00:00:00.000Z`;
+const nextDay = (day: string) => new Date(Date.parse(midnight(day)) + 86_400_000).toISOString().slice(0, 10);
+
+async function countRange(db: Queryable, accountId: string, query: SearchQuery, from: string, to: string): Promise<number> {
+  const row = await filtered(db, accountId, { ...query, start: from, end: to })
+    .select((eb) => eb.fn.countAll<bigint>().as('count'))
+    .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
 
-export async function pageOfMovements(db: Queryable, accountId: string, query: SearchQuery): Promise<ReportRow[]> {
-  const rows = await filtered(db, accountId, query)
-    .selectAll('m')
-    .select(STATUS.as('status'))
+/**
+ * How many movements the search finds. By dates alone, a whole day is counted from its row in
+ * balance_movement_days (the ledger keeps them with the movements), so a 31-day window reads ~31
+ * rows and at most two partial days of movements, not tens of thousands.
+ */
+export async function countMovements(db: Queryable, accountId: string, query: SearchQuery): Promise<WindowCount> {
+  const firstWholeDay = query.start.endsWith('T00:00:00.000Z') ? query.start.slice(0, 10) : nextDay(query.start.slice(0, 10));
+  const lastDay = query.end.slice(0, 10);
+  if (query.filtered || firstWholeDay >= lastDay) return { total: await countRange(db, accountId, query, query.start, query.end) };
+  // One statement (one round trip on PostgreSQL): the partial first day (part 0), the whole days
+  // (part 1), the partial last day (part 2); put in that order here.
+  const partial = (part: number, from: string, to: string) =>
+    db
+      .selectFrom('balance_movements as m')
+      .select([sql<number>`${sql.lit(part)}`.as('part'), sql<string>`${sql.lit('')}`.as('day'), (eb) => eb.fn.countAll<bigint>().as('movements')])
+      .where('m.account_id', '=', accountId)
+      .where('m.create_time', '>=', from)
+      .where('m.create_time', '<', to);
+  const wholeDays = db
+    .selectFrom('balance_movement_days')
+    .select([sql<number>`${sql.lit(1)}`.as('part'), 'day', 'movements'])
+    .where('account_id', '=', accountId)
+    .where('day', '>=', firstWholeDay)
+    .where('day', '<', lastDay);
+  const rows = (await partial(0, query.start, midnight(firstWholeDay)).unionAll(wholeDays).unionAll(partial(2, midnight(lastDay), query.end)).execute()).sort(
+    (a, b) => Number(a.part) - Number(b.part) || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0),
+  );
+  const head = Number(rows[0]?.movements ?? 0);
+  const tail = Number(rows.at(-1)?.movements ?? 0);
+  const days = rows.slice(1, -1);
+  const stretches = [
+    { from: query.start, count: head },
+    ...days.map((row) => ({ from: midnight(row.day), count: Number(row.movements) })),
+    { from: midnight(lastDay), count: tail },
+  ];
+  return { total: stretches.reduce((sum, stretch) => sum + stretch.count, 0), stretches };
+}
+
+/** Where a page starts: the stretch its first row is in, and how many of that stretch's rows to skip. */
+function pageStart(query: SearchQuery, stretches: readonly Stretch[] | undefined): { from: string; offset: number } {
+  let offset = (query.page - 1) * query.pageSize;
+  for (const stretch of stretches ?? []) {
+    if (offset < stretch.count) return { from: stretch.from, offset };
+    offset -= stretch.count;
+  }
+  return { from: query.start, offset: (query.page - 1) * query.pageSize };
+}
+
+/**
+ * One page, oldest first. The page's rows are picked by their keys alone (the index holds the time
+ * and seq: the skipped rows cost an index step each, no table read, no status), then read in full.
+ * With stretches, the skipping starts at the day the page starts in.
+ */
+export async function pageOfMovements(db: Queryable, accountId: string, query: SearchQuery, stretches?: readonly Stretch[]): Promise<ReportRow[]> {
+  const { from, offset } = pageStart(query, stretches);
+  const page = filtered(db, accountId, { ...query, start: from })
+    .select('m.seq')
     .orderBy('m.create_time')
     .orderBy('m.seq')
     .limit(query.pageSize)
-    .offset((query.page - 1) * query.pageSize)
+    .offset(offset);
+  const rows = await db
+    .selectFrom(page.as('p'))
+    .innerJoin('balance_movements as m', 'm.seq', 'p.seq')
+    .selectAll('m')
+    .select(STATUS.as('status'))
+    .where('m.account_id', '=', accountId)
     .execute();
-  return rows as ReportRow[];
+  // Sorted here: an ORDER BY would lead SQLite to walk the account's whole time index instead of
+  // looking up the page's hundred keys.
+  return (rows as ReportRow[]).sort((a, b) => (a.create_time < b.create_time ? -1 : a.create_time > b.create_time ? 1 : Number(BigInt(a.seq) - BigInt(b.seq))));
 }
 
 /** The currencies the account has a balance in. */
