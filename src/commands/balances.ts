@@ -8,9 +8,7 @@ import { asOfTime } from '../lib/reporting.js';
 export default class Balances extends BaseCommand<typeof Balances> {
   static override summary = 'Show your balance per currency: total, available and withheld';
 
-  static override description = `Now, or as it was at --as-of: a date (YYYY-MM-DD) means the end of that UTC day on the
-merchant's clock (the closing balance, every movement of the day included), a date-time (RFC 3339)
-that instant (movements at it included). --json prints the API's answer exactly.`;
+  static override description = `Now, or as it was at --as-of: a date (YYYY-MM-DD) means the end of that UTC day on the merchant's clock (the closing balance, every movement of the day included), a date-time (RFC 3339) that instant (movements at it included). --json prints the API's answer exactly.`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

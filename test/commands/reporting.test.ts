@@ -138,6 +138,7 @@ describe('transactions search', () => {
       ['--from', firstDay, '--to', 'tomorrow'],
       ['--from', firstDay, '--to', lastDay, '--amount', '20..10'],
       ['--from', firstDay, '--to', lastDay, '--type', 'refund'],
+      ['--from', firstDay, '--to', lastDay, '--page', '2'],
     ]) {
       const refused = await viaProxy('transactions', 'search', ...args);
       expect([refused.code, refused.stdout], refused.stderr).toEqual([2, '']);
@@ -146,6 +147,9 @@ describe('transactions search', () => {
     const unknownCode = await s.cli('transactions', 'search', '--from', firstDay, '--to', lastDay, '--type', 'T9999', '--json');
     expect(unknownCode.code).toBe(2);
     expect(JSON.parse(unknownCode.stderr).details[0]).toMatchObject({ field: 'transaction_type', location: 'query' });
+    // A refused export writes nothing, not even its header.
+    const refusedCsv = await s.cli('transactions', 'search', '--from', firstDay, '--to', lastDay, '--type', 'T9999', '--csv');
+    expect([refusedCsv.code, refusedCsv.stdout]).toEqual([2, '']);
   });
 
   it('on a terminal: a table, and a progress line for a split range', async () => {
