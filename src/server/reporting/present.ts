@@ -21,7 +21,7 @@ export interface PresentOptions {
 
 export function transactionInfo(row: ReportRow, options: PresentOptions): Record<string, unknown> {
   const info: Record<string, unknown> = { transaction_id: reportId(row.reference_id) };
-  if (row.related_id !== null && row.related_id !== row.reference_id) {
+  if (row.related_id !== null) {
     info.paypal_reference_id = reportId(row.related_id);
     info.paypal_reference_id_type = 'TXN';
   }

@@ -34,8 +34,10 @@ export async function searchTransactions(ctx: ServiceContext, query: SearchQuery
   if (totalPages > 1) links.push(pageLink(ctx, query, 1, 'first'), pageLink(ctx, query, totalPages, 'last'));
   if (query.page < totalPages) links.push(pageLink(ctx, query, query.page + 1, 'next'));
   if (query.page > 1) links.push(pageLink(ctx, query, query.page - 1, 'prev'));
+  const details = rows.map((row) => (query.fields.has('transaction_info') ? { transaction_info: transactionInfo(row, { withoutEndingBalance }) } : {}));
   return {
-    transaction_details: rows.map((row) => (query.fields.has('transaction_info') ? { transaction_info: transactionInfo(row, { withoutEndingBalance }) } : {})),
+    // The published file wants at least one detail when the list is there: none found, none listed.
+    ...(details.length > 0 ? { transaction_details: details } : {}),
     account_number: ctx.accountId,
     start_date: reportTime(query.start),
     end_date: reportTime(query.end),
