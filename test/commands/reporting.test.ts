@@ -221,6 +221,7 @@ describe('payments refund --invoice-id', () => {
     expect(proxy.seen).toEqual(['GET /_payctl/clock', ...Array(6).fill('GET /v1/reporting/transactions'), `POST /v2/payments/captures/${ids.one}/refund`]);
     const windows = proxy.withQuery.slice(1, 7).map((line) => new URL(line.slice('GET '.length), 'http://x').searchParams);
     for (let i = 1; i < windows.length; i += 1) expect(windows[i]?.get('start_date')).toBe(windows[i - 1]?.get('end_date'));
+    expect(windows.map((w) => [w.get('transaction_type'), w.get('page_size')])).toEqual(Array(6).fill(['T0006', '500']));
     const since = await viaProxy('payments', 'refund', '--invoice-id', 'INV-LATER', '--since', '31', '--amount', '1.00', '--yes', '--json');
     expect(okJson(since).amount.value).toBe('1.00');
     expect(proxy.seen.filter((line) => line.startsWith('GET /v1/reporting'))).toHaveLength(1);
