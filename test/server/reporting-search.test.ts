@@ -192,6 +192,43 @@ describe('GET /v1/reporting/transactions', () => {
     expect(exactFit.status).toBe(400);
   });
 
+  it('counts and pages a window of several days (whole days counted by day) as a filtered search does', async () => {
+    const dana = await t.createMerchant('dana-reporting@example.com');
+    const times: string[] = [];
+    for (let n = 0; n < 9; n++) {
+      const topUp = await t.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: `${n + 1}.00` }, token: dana.token });
+      expect(topUp.status).toBe(200);
+      times.push((await t.request('GET', '/v1/reporting/balances', { token: dana.token })).body.last_refresh_time);
+      await t.advanceClock(7 * 3600, dana.token);
+    }
+    const first = Date.parse(times[0]!);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const windows = [
+      [first - 1000, first + 4 * 86_400_000],
+      [first + 1000, first + 40 * 3600_000],
+      [Date.parse(`${day(first + 86_400_000)}T00:00:00Z`), first + 3 * 86_400_000],
+      [Date.parse(`${day(first + 86_400_000)}T00:00:00Z`), Date.parse(`${day(first + 2 * 86_400_000)}T00:00:00Z`)],
+    ];
+    for (const [from, to] of windows) {
+      const params = { start_date: new Date(from!).toISOString(), end_date: new Date(to!).toISOString() };
+      const byDays = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams(params)}`, { token: dana.token });
+      const byRows = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams({ ...params, transaction_currency: 'USD' })}`, { token: dana.token });
+      const expected = times.filter((time) => Date.parse(time) >= from! && Date.parse(time) < to!).length;
+      expect(byDays.body.total_items, JSON.stringify(params)).toBe(expected);
+      expect(byRows.body.total_items).toBe(expected);
+      const all = (byDays.body.transaction_details ?? []).map((detail: { transaction_info: Info }) => detail.transaction_info.transaction_id);
+      for (const size of [1, 2, 4]) {
+        const paged: string[] = [];
+        for (let page = 1; page <= Math.ceil(expected / size); page++) {
+          const answer = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams({ ...params, page: String(page), page_size: String(size) })}`, { token: dana.token });
+          expect(answer.status, answer.text).toBe(200);
+          paged.push(...answer.body.transaction_details.map((detail: { transaction_info: Info }) => detail.transaction_info.transaction_id));
+        }
+        expect(paged, `${JSON.stringify(params)} by ${size}`).toEqual(all);
+      }
+    }
+  });
+
   it('is scoped to the caller: another merchant sees only its own', async () => {
     const theirs = await infos({}, bob.token);
     expect(theirs.map((info) => info.transaction_id)).toEqual([ids.bob]);
