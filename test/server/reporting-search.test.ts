@@ -123,6 +123,36 @@ describe('GET /v1/reporting/transactions', () => {
     expect(none.body.transaction_details[0]).toEqual({});
     const all = await search({ fields: 'all' });
     expect(all.body.transaction_details[0].transaction_info.transaction_id).toBe(ids.kept);
+    validated.push({ path: '/v1/reporting/transactions', status: all.status, body: all.body });
+  });
+
+  it('adds what the order knows of the payer, the shipping and the cart when fields asks for them', async () => {
+    const erin = await t.createMerchant('erin-reporting@example.com');
+    const order = await t.request('POST', '/v2/checkout/orders', {
+      body: {
+        intent: 'CAPTURE',
+        purchase_units: [
+          {
+            amount: { currency_code: 'USD', value: '20.00', breakdown: { item_total: { currency_code: 'USD', value: '20.00' } } },
+            items: [{ name: 'Widget', sku: 'W-1', quantity: '2', unit_amount: { currency_code: 'USD', value: '10.00' } }],
+            shipping: { name: { full_name: 'Ann Buyer' }, address: { address_line_1: '1 Main St', admin_area_2: 'San Jose', admin_area_1: 'CA', postal_code: '95131', country_code: 'US' } },
+          },
+        ],
+        payment_source: { card: { number: '4111111111111111', expiry: '2030-12' } },
+      },
+      headers: { 'service-request-id': randomUUID(), prefer: 'return=representation' },
+      token: erin.token,
+    });
+    expect(order.status, order.text).toBe(201);
+    const captured = await t.request('POST', `/v2/checkout/orders/${order.body.id}/capture`, { headers: { prefer: 'return=representation' }, token: erin.token });
+    expect(captured.status, captured.text).toBe(201);
+    const result = await search({ fields: 'transaction_info,shipping_info,cart_info,payer_info' }, erin.token);
+    validated.push({ path: '/v1/reporting/transactions', status: result.status, body: result.body });
+    const [detail] = result.body.transaction_details;
+    expect(detail.shipping_info).toEqual({ name: 'Ann Buyer', address: { line1: '1 Main St', city: 'San Jose', state: 'CA', country_code: 'US', postal_code: '95131' } });
+    expect(detail.cart_info).toEqual({ item_details: [{ item_code: 'W-1', item_name: 'Widget', item_quantity: '2', item_unit_price: { currency_code: 'USD', value: '10.00' } }] });
+    const only = await search({ fields: 'cart_info' }, erin.token);
+    expect(Object.keys(only.body.transaction_details[0])).toEqual(['cart_info']);
   });
 
   const refusals: Array<[string, Record<string, string | undefined>, string, string]> = [
