@@ -123,6 +123,36 @@ describe('GET /v1/reporting/transactions', () => {
     expect(none.body.transaction_details[0]).toEqual({});
     const all = await search({ fields: 'all' });
     expect(all.body.transaction_details[0].transaction_info.transaction_id).toBe(ids.kept);
+    validated.push({ path: '/v1/reporting/transactions', status: all.status, body: all.body });
+  });
+
+  it('adds what the order knows of the payer, the shipping and the cart when fields asks for them', async () => {
+    const erin = await t.createMerchant('erin-reporting@example.com');
+    const order = await t.request('POST', '/v2/checkout/orders', {
+      body: {
+        intent: 'CAPTURE',
+        purchase_units: [
+          {
+            amount: { currency_code: 'USD', value: '20.00', breakdown: { item_total: { currency_code: 'USD', value: '20.00' } } },
+            items: [{ name: 'Widget', sku: 'W-1', quantity: '2', unit_amount: { currency_code: 'USD', value: '10.00' } }],
+            shipping: { name: { full_name: 'Ann Buyer' }, address: { address_line_1: '1 Main St', admin_area_2: 'San Jose', admin_area_1: 'CA', postal_code: '95131', country_code: 'US' } },
+          },
+        ],
+        payment_source: { card: { number: '4111111111111111', expiry: '2030-12' } },
+      },
+      headers: { 'service-request-id': randomUUID(), prefer: 'return=representation' },
+      token: erin.token,
+    });
+    expect(order.status, order.text).toBe(201);
+    const captured = await t.request('POST', `/v2/checkout/orders/${order.body.id}/capture`, { headers: { prefer: 'return=representation' }, token: erin.token });
+    expect(captured.status, captured.text).toBe(201);
+    const result = await search({ fields: 'transaction_info,shipping_info,cart_info,payer_info' }, erin.token);
+    validated.push({ path: '/v1/reporting/transactions', status: result.status, body: result.body });
+    const [detail] = result.body.transaction_details;
+    expect(detail.shipping_info).toEqual({ name: 'Ann Buyer', address: { line1: '1 Main St', city: 'San Jose', state: 'CA', country_code: 'US', postal_code: '95131' } });
+    expect(detail.cart_info).toEqual({ item_details: [{ item_code: 'W-1', item_name: 'Widget', item_quantity: '2', item_unit_price: { currency_code: 'USD', value: '10.00' } }] });
+    const only = await search({ fields: 'cart_info' }, erin.token);
+    expect(Object.keys(only.body.transaction_details[0])).toEqual(['cart_info']);
   });
 
   const refusals: Array<[string, Record<string, string | undefined>, string, string]> = [
@@ -190,6 +220,43 @@ describe('GET /v1/reporting/transactions', () => {
     expect(past.body.details[0]).toMatchObject({ field: 'page', issue: 'PAGE_OUT_OF_RANGE', value: '4' });
     const exactFit = await search({ page_size: '5', page: '2' });
     expect(exactFit.status).toBe(400);
+  });
+
+  it('counts and pages a window of several days (whole days counted by day) as a filtered search does', async () => {
+    const dana = await t.createMerchant('dana-reporting@example.com');
+    const times: string[] = [];
+    for (let n = 0; n < 9; n++) {
+      const topUp = await t.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: `${n + 1}.00` }, token: dana.token });
+      expect(topUp.status).toBe(200);
+      times.push((await t.request('GET', '/v1/reporting/balances', { token: dana.token })).body.last_refresh_time);
+      await t.advanceClock(7 * 3600, dana.token);
+    }
+    const first = Date.parse(times[0]!);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const windows = [
+      [first - 1000, first + 4 * 86_400_000],
+      [first + 1000, first + 40 * 3600_000],
+      [Date.parse(`${day(first + 86_400_000)}T00:00:00Z`), first + 3 * 86_400_000],
+      [Date.parse(`${day(first + 86_400_000)}T00:00:00Z`), Date.parse(`${day(first + 2 * 86_400_000)}T00:00:00Z`)],
+    ];
+    for (const [from, to] of windows) {
+      const params = { start_date: new Date(from!).toISOString(), end_date: new Date(to!).toISOString() };
+      const byDays = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams(params)}`, { token: dana.token });
+      const byRows = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams({ ...params, transaction_currency: 'USD' })}`, { token: dana.token });
+      const expected = times.filter((time) => Date.parse(time) >= from! && Date.parse(time) < to!).length;
+      expect(byDays.body.total_items, JSON.stringify(params)).toBe(expected);
+      expect(byRows.body.total_items).toBe(expected);
+      const all = (byDays.body.transaction_details ?? []).map((detail: { transaction_info: Info }) => detail.transaction_info.transaction_id);
+      for (const size of [1, 2, 4]) {
+        const paged: string[] = [];
+        for (let page = 1; page <= Math.ceil(expected / size); page++) {
+          const answer = await t.request('GET', `/v1/reporting/transactions?${new URLSearchParams({ ...params, page: String(page), page_size: String(size) })}`, { token: dana.token });
+          expect(answer.status, answer.text).toBe(200);
+          paged.push(...answer.body.transaction_details.map((detail: { transaction_info: Info }) => detail.transaction_info.transaction_id));
+        }
+        expect(paged, `${JSON.stringify(params)} by ${size}`).toEqual(all);
+      }
+    }
   });
 
   it('is scoped to the caller: another merchant sees only its own', async () => {

@@ -56,7 +56,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return value;
 }
 
-/** Milliseconds since the epoch as the ledger stores times. */
+/** A time as the ledger stores it: UTC, `YYYY-MM-DDTHH:MM:SS.mmmZ` (sortable as text). */
 export function storedTime(date: Date): string {
   return date.toISOString();
 }

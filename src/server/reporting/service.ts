@@ -7,6 +7,7 @@ import type { ServiceContext } from '../core/deps.js';
 import { serviceError } from '../http/errors.js';
 import { link } from '../http/links.js';
 import { money } from '../../lib/money.js';
+import { orderPartsOf } from './order-info.js';
 import { reportTime, transactionInfo } from './present.js';
 import { storedTime, type BalancesQuery, type SearchQuery } from './schema.js';
 import * as store from './store.js';
@@ -34,7 +35,11 @@ export async function searchTransactions(ctx: ServiceContext, query: SearchQuery
   if (totalPages > 1) links.push(pageLink(ctx, query, 1, 'first'), pageLink(ctx, query, totalPages, 'last'));
   if (query.page < totalPages) links.push(pageLink(ctx, query, query.page + 1, 'next'));
   if (query.page > 1) links.push(pageLink(ctx, query, query.page - 1, 'prev'));
-  const details = rows.map((row) => (query.fields.has('transaction_info') ? { transaction_info: transactionInfo(row, { withoutEndingBalance }) } : {}));
+  const orders = await orderPartsOf(ctx, rows, query.fields);
+  const details = rows.map((row) => ({
+    ...(query.fields.has('transaction_info') ? { transaction_info: transactionInfo(row, { withoutEndingBalance }) } : {}),
+    ...orders.get(BigInt(row.seq)),
+  }));
   return {
     // The published file wants at least one detail when the list is there: none found, none listed.
     ...(details.length > 0 ? { transaction_details: details } : {}),
