@@ -63,7 +63,7 @@ function postgresBinDir(): string | undefined {
 }
 
 /** The PostgreSQL to measure on, or why there is none. */
-function findPostgres(): Cluster | { skipped: string } {
+export function findPostgres(): Cluster | { skipped: string } {
   const given = process.env.PAYCTL_BENCH_PG;
   if (given) return { url: given, source: 'PAYCTL_BENCH_PG', stop: () => undefined };
   if (!postgresBinDir()) return { skipped: 'no PostgreSQL: PAYCTL_BENCH_PG is not set and none is installed under /usr/lib/postgresql/*/bin' };
@@ -80,13 +80,13 @@ function findPostgres(): Cluster | { skipped: string } {
   return { url, source: `a throwaway cluster (scripts/pg-cluster.sh, ${DURABLE_SETTINGS.replaceAll('-c ', '')})`, stop };
 }
 
-function databaseUrl(server: string, name: string): string {
+export function databaseUrl(server: string, name: string): string {
   const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

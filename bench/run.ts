@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { rawCaptureTransactionsPerSecond } from './baseline-sqlite.js';
 import { BIN, ROOT, api, authorize, load, median, medianRunMs, rssMb, startServe, tempDir, type Served } from './lib.js';
 import { benchPostgres } from './postgres.js';
+import { benchReporting } from './reporting.js';
 import { benchInvoices, benchPayouts, benchWebhooks } from './workloads.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -240,7 +241,7 @@ async function benchSqlite(only: string[] | undefined): Promise<void> {
 async function main(): Promise<void> {
   process.stderr.write(`payctl bench: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}, ${SECONDS} s per load run\n`);
   // BENCH_ONLY=payments,invoices runs just those workloads (with the SQLite baselines);
-  // BENCH_ONLY=postgres runs only the PostgreSQL part.
+  // BENCH_ONLY=postgres runs only the PostgreSQL part, BENCH_ONLY=reporting only the reporting one.
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   if (!only || only.some((name) => SQLITE_WORKLOADS.includes(name))) await benchSqlite(only);
   if (!only || only.includes('postgres')) {
@@ -252,6 +253,16 @@ async function main(): Promise<void> {
     } catch (error) {
       process.stderr.write(`  postgres failed: ${error instanceof Error ? error.message : String(error)}\n`);
       record({ workload: 'postgres: failed', figure: String(error instanceof Error ? error.message : error).split('\n')[0] ?? '', baseline: '-', ratio: '-', target: '-', ok: false }, { error: String(error) });
+    }
+  }
+
+  // BENCH_ONLY=reporting: the transaction search over 1,000,000 movements, on SQLite and PostgreSQL.
+  if (!only || only.includes('reporting')) {
+    try {
+      results.reporting = await benchReporting(record);
+    } catch (error) {
+      process.stderr.write(`  reporting failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      record({ workload: 'reporting: failed', figure: String(error instanceof Error ? error.message : error).split('\n')[0] ?? '', baseline: '-', ratio: '-', target: '-', ok: false }, { error: String(error) });
     }
   }
 

@@ -12,6 +12,7 @@ const FILES = [
   'customer_disputes_v1.json',
   'payments_payouts_batch_v1.json',
   'notifications_webhooks_v1.json',
+  'reporting_transactions_v1.json',
 ];
 const PROSE = new Set(['description', 'summary', 'externalDocs']);
 

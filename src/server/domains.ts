@@ -14,6 +14,7 @@ import { registerOauthRoutes } from './oauth/routes.js';
 import { registerOrdersRoutes } from './orders/routes.js';
 import { registerPaymentsRoutes } from './payments/routes.js';
 import { registerPayoutsRoutes } from './payouts/routes.js';
+import { registerReportingRoutes } from './reporting/routes.js';
 import { registerSandboxRoutes } from './sandbox/routes.js';
 
 export type DomainRegistration = (app: FastifyInstance, deps: ServerDeps) => void;
@@ -30,6 +31,7 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
   { name: 'disputes', register: registerDisputesRoutes }, // disputes
   { name: 'payouts', register: registerPayoutsRoutes }, // payouts
   { name: 'notifications', register: registerNotificationsRoutes },
+  { name: 'reporting', register: registerReportingRoutes },
 ];
 
 /**

@@ -158,11 +158,11 @@ describe('payments refund', () => {
     expect(more.stderr).toContain('CAPTURE_FULLY_REFUNDED');
   });
 
-  it('asks for --yes without a terminal, naming what is refundable', async () => {
+  it('asks for --yes without a terminal, naming the refund it would make', async () => {
     const captureId = await captured('12.00');
     const result = await payctl('payments', 'refund', captureId, '--amount', '2.00');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Refundable: 12.00 USD');
+    expect(result.stderr).toContain(`Refund 2.00 of capture ${captureId}`);
     expect(result.stderr).toContain('--yes');
   });
 

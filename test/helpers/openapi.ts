@@ -13,7 +13,8 @@ export type ApiFile =
   | 'invoicing_v2'
   | 'customer_disputes_v1'
   | 'payments_payouts_batch_v1'
-  | 'notifications_webhooks_v1';
+  | 'notifications_webhooks_v1'
+  | 'reporting_transactions_v1';
 
 const FIXTURES = new URL('../fixtures/openapi/', import.meta.url);
 
@@ -165,6 +166,7 @@ const FILE_BY_PREFIX: Array<[RegExp, ApiFile]> = [
   [/^\/v1\/customer\/disputes/, 'customer_disputes_v1'],
   [/^\/v1\/payments\/payouts/, 'payments_payouts_batch_v1'],
   [/^\/v1\/notifications\//, 'notifications_webhooks_v1'],
+  [/^\/v1\/reporting\//, 'reporting_transactions_v1'],
 ];
 
 const loaded = new Map<ApiFile, PublishedApi>();

@@ -122,7 +122,10 @@ describe('ledger increments before commit', () => {
       spy.mockRestore();
     }
     const last = sent.at(-1) ?? '';
-    expect(last).toMatch(/^INSERT INTO balance_movements .*'EUR', 5, 'TOP_UP'.*'USD', 8, 'TOP_UP'.*; INSERT INTO balances .*'EUR', 5\).*; INSERT INTO balances .*'USD', 8\).*; COMMIT/);
+    // Per balance row, in currency order: its upsert, then its movements with the balance it returned.
+    expect(last).toMatch(
+      /^WITH b AS \(INSERT INTO balances .*'EUR', 5\).* RETURNING available_minor\) INSERT INTO balance_movements .*'EUR', 5, 'TOP_UP'.*; WITH b AS \(INSERT INTO balances .*'USD', 8\).*'USD', 8, 'TOP_UP'.*; COMMIT/,
+    );
     expect(sent.filter((text) => /balance/i.test(text))).toEqual([last]);
     expect(sent.filter((text) => /^\s*commit\s*$/i.test(text))).toEqual([]);
     expect(await storedBalance(storage.db)).toBe(8n);

@@ -1,7 +1,9 @@
 import { Args, Flags } from '@oclif/core';
-import { captureView } from '../../lib/api/orders.js';
+import { accountClock } from '../../lib/account-clock.js';
 import { UsageError, exitCodeFor, type ErrorReport } from '../../lib/api/errors.js';
-import { refundCapture, type Refund, type RefundRequest } from '../../lib/api/payments.js';
+import { getCapture, refundCapture, type Capture, type Refund, type RefundRequest } from '../../lib/api/payments.js';
+import type { TransactionInfo } from '../../lib/api/reporting.js';
+import { captureSummary, findCaptureByInvoiceId } from '../../lib/find-capture.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { readRefundFile, refundFileRows } from '../../lib/refund-file.js';
@@ -9,16 +11,22 @@ import { formatDate, formatMoney } from '../../lib/render/format.js';
 import { refundRows } from '../../lib/render/payments.js';
 import { ProgressLine } from '../../lib/render/progress.js';
 
+/** How far back --invoice-id looks for the capture by default: as long as a capture can be refunded. */
+const DEFAULT_SINCE_DAYS = 180;
+
 export default class PaymentsRefund extends BaseCommand<typeof PaymentsRefund> {
   static override summary = 'Refund a captured payment, fully or partly, or many from a CSV file';
 
-  static override description = `Without --amount, refunds what is left of the capture. On a terminal, shows what is refundable and asks for confirmation unless --yes.
+  static override description = `Without --amount, refunds what is left of the capture; the server decides what that is, and a refused --amount says how much can be refunded. On a terminal, shows the capture and asks for confirmation unless --yes; with --yes (or without a terminal) nothing is read first.
+
+With --invoice-id and no CAPTURE, finds the capture paid under that invoice id through the transaction search of the last --since days (180 by default, in 31-day requests) and shows it in the confirmation. When no capture matches it exits 3; when several do it exits 2 and lists them (in the error's details with --json): refund one by its id.
 
 With --from-file, refunds every row of a CSV file with the columns capture_id, amount, currency, note (an empty amount refunds the rest; an empty currency means the capture's). Each row is sent with a request id derived from the file's content and the row number, so running the same file again replays the refunds already made instead of refunding twice; change nothing in a file between runs (put corrections in a new file). Prints one result line per row (NDJSON with --json) and exits non-zero if any row failed.`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3C679366HH908993F --yes',
     '<%= config.bin %> <%= command.id %> 3C679366HH908993F --amount 10.00 --note "Damaged item" --invoice-id RF-1001 --yes --json',
+    '<%= config.bin %> <%= command.id %> --invoice-id INV-1001 --amount 5.00',
     '<%= config.bin %> <%= command.id %> --from-file refunds.csv --yes',
   ];
 
@@ -26,18 +34,29 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
   // --amount needed --currency; it is the other way round, and --currency is optional.
   static override usage = [
     '<%= command.id %> CAPTURE [--amount DECIMAL [--currency CODE]] [--note TEXT] [--invoice-id TEXT] [--custom-id TEXT] [--request-id ID] [-y] [--json]',
+    '<%= command.id %> --invoice-id INVOICE [--since DAYS] [--amount DECIMAL [--currency CODE]] [--note TEXT] [--custom-id TEXT] [--request-id ID] [-y] [--json]',
     '<%= command.id %> --from-file FILE [-y] [--json]',
   ];
 
   static override args = {
-    capture: Args.string({ description: 'Capture id (or use --from-file)', required: false }),
+    capture: Args.string({ description: 'Capture id (or use --invoice-id or --from-file)', required: false }),
   };
 
   static override flags = {
     amount: amountFlag({ exclusive: ['from-file'] }),
     currency: currencyFlag({ dependsOn: ['amount'], description: "Currency of --amount (default: the capture's); only with --amount" }),
     note: Flags.string({ description: 'Reason shown to the payer (1-255 characters)', exclusive: ['from-file'] }),
-    'invoice-id': Flags.string({ description: 'Your invoice number for the refund (1-127 characters)', exclusive: ['from-file'] }),
+    'invoice-id': Flags.string({
+      description:
+        'With CAPTURE: your invoice number for the refund (1-127 characters). Without: refund the capture paid under this invoice id, found through the transaction search',
+      exclusive: ['from-file'],
+    }),
+    since: Flags.integer({
+      description: `With --invoice-id and no CAPTURE: search the captures of the last DAYS days (default ${DEFAULT_SINCE_DAYS})`,
+      min: 1,
+      max: 3 * 366,
+      helpValue: 'DAYS',
+    }),
     'custom-id': Flags.string({ description: 'Your reference for the refund (1-127 characters)', exclusive: ['from-file'] }),
     'from-file': Flags.string({ description: 'CSV file of refunds: capture_id,amount,currency,note', exclusive: ['request-id'] }),
     'request-id': requestIdFlag(),
@@ -48,24 +67,37 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     const file = this.flags['from-file'];
     if (file && this.args.capture) throw new UsageError('give either a CAPTURE_ID or --from-file, not both');
     if (file) return this.refundFile(file);
-    if (!this.args.capture) throw new UsageError('missing CAPTURE_ID (or --from-file FILE)');
-    return this.refundOne(this.args.capture);
+    if (this.flags.since !== undefined && (this.args.capture || !this.flags['invoice-id'])) {
+      throw new UsageError('--since goes with --invoice-id and no CAPTURE_ID (it bounds the search for the capture)');
+    }
+    if (this.args.capture) return this.refundOne(this.args.capture);
+    if (this.flags['invoice-id']) return this.refundByInvoiceId(this.flags['invoice-id']);
+    throw new UsageError('missing CAPTURE_ID (or --invoice-id INVOICE, or --from-file FILE)');
   }
 
-  private async refundOne(captureId: string): Promise<Refund> {
+  /**
+   * Refunds one capture. The server alone decides what is left to refund (a refused amount says how
+   * much is); the capture is read once, only to show it to a person confirming, or for the currency
+   * of an --amount without --currency. With --yes (or without a terminal) nothing else is read.
+   */
+  private async refundOne(captureId: string, found?: TransactionInfo): Promise<Refund> {
     const client = this.client();
     const { flags } = this;
-    const view = await captureView(client, captureId);
-    const currency = flags.currency ?? view.capture.amount?.currency_code ?? 'USD';
     const body: RefundRequest = {};
-    if (flags.amount) body.amount = moneyFromFlags(flags.amount, currency);
     if (flags.note) body.note_to_payer = flags.note;
-    if (flags['invoice-id']) body.invoice_id = flags['invoice-id'];
+    // Found by its invoice id, --invoice-id named the capture's invoice, not one for the refund.
+    if (flags['invoice-id'] && !found) body.invoice_id = flags['invoice-id'];
     if (flags['custom-id']) body.custom_id = flags['custom-id'];
-    const what = body.amount ? formatMoney(body.amount) : `the rest (${formatMoney(view.refundable)})`;
-    await this.confirm(
-      `Refund ${what} of capture ${captureId}? Refundable: ${formatMoney(view.refundable)} of ${formatMoney(view.capture.amount)}`,
-    );
+    const what = () => (body.amount ? formatMoney(body.amount) : flags.amount ? flags.amount : 'what is left');
+    if (!flags.yes && !this.canPrompt()) await this.confirm(`Refund ${what()} of capture ${captureId}?`);
+    const capture = !flags.yes && !found ? await getCapture(client, captureId) : undefined;
+    if (flags.amount) {
+      const currency =
+        flags.currency ?? found?.transaction_amount?.currency_code ?? (capture ?? (await getCapture(client, captureId))).amount?.currency_code ?? 'USD';
+      body.amount = moneyFromFlags(flags.amount, currency);
+    }
+    const shown = found ? captureSummary(found) : capture ? describeReadCapture(capture) : '';
+    await this.confirm(`Refund ${what()} of capture ${captureId} (${shown})?`);
     const refund = await refundCapture(client, captureId, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
     this.renderDetail([
       ...refundRows(refund),
@@ -73,6 +105,21 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
       ['Created', formatDate(refund.create_time)],
     ]);
     return refund;
+  }
+
+  /** --invoice-id without a capture id: the one capture paid under it, found through the transaction search. */
+  private async refundByInvoiceId(invoiceId: string): Promise<Refund> {
+    const client = this.client();
+    const sinceDays = this.flags.since ?? DEFAULT_SINCE_DAYS;
+    const progress = new ProgressLine(Boolean(process.stderr.isTTY));
+    const clock = await accountClock(client);
+    const capture = await findCaptureByInvoiceId(client, {
+      invoiceId,
+      sinceDays,
+      nowMs: clock.now,
+      onWindow: (index, count) => progress.update(`Searching for invoice ${invoiceId}: ${index + 1}/${count} 31-day windows`, true),
+    }).finally(() => progress.done());
+    return this.refundOne(capture.transaction_id as string, capture);
   }
 
   /** Rows answered so far in a bulk run, for the progress line and for what Ctrl+C says. */
@@ -120,6 +167,12 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     }
     return undefined;
   }
+}
+
+function describeReadCapture(capture: Capture): string {
+  const parts = [formatMoney(capture.amount), `captured ${formatDate(capture.create_time)}`, capture.status];
+  if (capture.invoice_id) parts.push(`invoice ${capture.invoice_id}`);
+  return parts.filter((part) => part !== '').join(', ');
 }
 
 function errorText(report: ErrorReport): string {

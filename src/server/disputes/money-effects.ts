@@ -61,6 +61,7 @@ export async function reinstateSeller(ctx: ServiceContext, dispute: Dispute): Pr
     kind: 'REVERSAL',
     referenceId: dispute.id,
     createTime: isoSeconds(ctx.now),
+    relatedId: dispute.captureId,
   });
   dispute.details.reversed_minor = '0';
   movement(dispute, ctx, 'CREDIT', reversed, 'DISPUTE_SETTLEMENT');

@@ -142,3 +142,15 @@ export function displayValue(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return text.length > 256 ? `${text.slice(0, 253)}...` : text;
 }
+
+/** Issue codes of the reporting API's refusals (400 INVALID_REQUEST, location query). */
+export const REPORTING_ISSUES = [
+  'MISSING_REQUIRED_PARAMETER',
+  'INVALID_PARAMETER_SYNTAX',
+  'INVALID_PARAMETER_VALUE',
+  'INVALID_DATE_RANGE',
+  'DATE_RANGE_TOO_LARGE',
+  'INVALID_AMOUNT_RANGE',
+  'PAGE_OUT_OF_RANGE',
+] as const;
+export type ReportingIssue = (typeof REPORTING_ISSUES)[number];

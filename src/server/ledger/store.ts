@@ -9,6 +9,7 @@ declare module '../db/schema.js' {
   interface Database {
     balance_movements: WithSeq<MovementRow>;
     balances: { account_id: string; currency: string; available_minor: bigint };
+    balance_movement_days: { account_id: string; day: string; movements: bigint };
   }
 }
 
@@ -16,10 +17,23 @@ declare module '../db/schema.js' {
 export interface MovementRow {
   account_id: string;
   currency: string;
+  /** The net change of the balance: gross_minor + fee_minor. */
   amount_minor: bigint;
   kind: string;
   reference_id: string;
+  /** Account clock, `YYYY-MM-DDTHH:MM:SS.mmmZ` (sortable as text). */
   create_time: string;
+  gross_minor: bigint;
+  /** Signed as its effect on the balance: a fee charged is negative, a fee given back positive. */
+  fee_minor: bigint;
+  /** The balance of this account and currency right after this movement (in commit order). */
+  balance_after: bigint;
+  /** The transaction this one follows from (a refund's or a reversal's capture). */
+  related_id: string | null;
+  invoice_id: string | null;
+  custom_id: string | null;
+  /** How the payer funded it, when a card: 'CARD'; otherwise null. */
+  instrument: string | null;
 }
 
 export type MovementKind =
@@ -39,21 +53,70 @@ export interface Movement {
   kind: MovementKind;
   referenceId: string;
   createTime: string;
+  /** The gross amount, signed as amountMinor (amountMinor when not given: no fee). */
+  grossMinor?: bigint;
+  /** The fee's effect on the balance (0 when not given); grossMinor + feeMinor = amountMinor. */
+  feeMinor?: bigint;
+  relatedId?: string | undefined;
+  invoiceId?: string | null | undefined;
+  customId?: string | null | undefined;
+  instrument?: 'CARD' | undefined;
 }
 
-/** The stored form of a movement. */
-export function movementRow(movement: Movement): MovementRow {
+/** A stored time with its milliseconds: second-precision times (`...SSZ`) gain `.000`. */
+export function movementTime(time: string): string {
+  return time.length === 20 ? `${time.slice(0, 19)}.000Z` : time;
+}
+
+/** The stored form of a movement, with the balance after it. */
+export function movementRow(movement: Movement, balanceAfter: bigint): MovementRow {
   return {
     account_id: movement.accountId,
     currency: movement.currency,
     amount_minor: movement.amountMinor,
     kind: movement.kind,
     reference_id: movement.referenceId,
-    create_time: movement.createTime,
+    create_time: movementTime(movement.createTime),
+    gross_minor: movement.grossMinor ?? movement.amountMinor - (movement.feeMinor ?? 0n),
+    fee_minor: movement.feeMinor ?? 0n,
+    balance_after: balanceAfter,
+    related_id: movement.relatedId ?? null,
+    invoice_id: movement.invoiceId ?? null,
+    custom_id: movement.customId ?? null,
+    instrument: movement.instrument ?? null,
   };
 }
 
-const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bigint }>((db, arg) =>
+const MOVEMENT_COLUMNS = [
+  'account_id',
+  'currency',
+  'amount_minor',
+  'kind',
+  'reference_id',
+  'create_time',
+  'gross_minor',
+  'fee_minor',
+  'balance_after',
+  'related_id',
+  'invoice_id',
+  'custom_id',
+  'instrument',
+] as const satisfies ReadonlyArray<keyof MovementRow>;
+
+/** Rows per multi-row INSERT (PostgreSQL takes at most 65,535 parameters a statement). */
+const ROWS_PER_INSERT = Math.floor(30_000 / MOVEMENT_COLUMNS.length);
+
+async function insertMovements(db: Queryable, rows: readonly MovementRow[]): Promise<void> {
+  if (rows.length <= 4) {
+    for (const row of rows) await insertRow(db, 'balance_movements', row);
+    return;
+  }
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await db.insertInto('balance_movements').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+  }
+}
+
+const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bigint }, { available_minor: bigint }>((db, arg) =>
   db
     .insertInto('balances')
     .values({ account_id: arg('accountId'), currency: arg('currency'), available_minor: arg('amount') })
@@ -61,31 +124,76 @@ const balanceUpsert = prepared<{ accountId: string; currency: string; amount: bi
       conflict.columns(['account_id', 'currency']).doUpdateSet((eb) => ({
         available_minor: eb('balances.available_minor', '+', arg('amount')),
       })),
+    )
+    .returning('available_minor'),
+);
+
+const dayCountUpsert = prepared<{ accountId: string; day: string; count: bigint }>((db, arg) =>
+  db
+    .insertInto('balance_movement_days')
+    .values({ account_id: arg('accountId'), day: arg('day'), movements: arg('count') })
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'day']).doUpdateSet((eb) => ({
+        movements: eb('balance_movement_days.movements', '+', arg('count')),
+      })),
     ),
 );
+
+/** The day (UTC, of the account's clock) a movement counts in: `YYYY-MM-DD`. */
+export const movementDay = (createTime: string) => createTime.slice(0, 10);
+
+/** The balance after the upsert (PostgreSQL's driver may give a bigint column as text). */
+async function upsertBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<bigint> {
+  const row = await balanceUpsert.first(db, { accountId, currency, amount });
+  return BigInt(row?.available_minor ?? amount);
+}
+
+const keyOf = (accountId: string, currency: string) => `${accountId}\u0000${currency}`;
 
 /**
  * The ledger writes of one transaction, made right before its COMMIT (db/storage.ts
  * `BeforeCommitStep`): a merchant's captures all move its one balance row, which each holds locked
- * from its increment to its COMMIT, so the increment comes last. The movements are inserted in the
- * same step (on PostgreSQL in the same message as the increments and the COMMIT: one round trip
- * less). One upsert per balance row, in (account, currency) order: balance rows are last in the lock
- * order, by currency.
+ * from its increment to its COMMIT, so the increment comes last. One upsert per balance row, in
+ * (account, currency) order (balance rows are last in the lock order, by currency), then that row's
+ * movements, each with the balance right after it: the row is locked from the upsert to the COMMIT,
+ * so these running balances follow the commit order. On PostgreSQL every statement goes in the same
+ * message as the COMMIT (one round trip less).
  */
 class PendingLedger implements BeforeCommitStep {
-  readonly movements: MovementRow[] = [];
+  readonly movements: Movement[] = [];
   readonly sums = new Map<string, { accountId: string; currency: string; amount: bigint }>();
 
   add(accountId: string, currency: string, amount: bigint): void {
-    const key = `${accountId}\u0000${currency}`;
+    const key = keyOf(accountId, currency);
     const entry = this.sums.get(key);
     if (entry) entry.amount += amount;
     else this.sums.set(key, { accountId, currency, amount });
   }
 
   async run(trx: Trx): Promise<void> {
-    for (const row of this.movements) await insertRow(trx, 'balance_movements', row);
-    for (const increment of this.ordered()) await balanceUpsert.execute(trx, increment);
+    const rows: MovementRow[] = [];
+    for (const increment of this.ordered()) {
+      const after = await upsertBalance(trx, increment.accountId, increment.currency, increment.amount);
+      rows.push(...this.rowsOf(increment, after).map((entry) => entry.row));
+    }
+    await insertMovements(trx, rows);
+    for (const day of this.days()) await dayCountUpsert.execute(trx, day);
+  }
+
+  /**
+   * Movements per (account, day), in that order: the report counts a date range by days. Their rows
+   * come after the balance rows in the lock order (every transaction locking one holds its balance).
+   */
+  private days() {
+    const counts = new Map<string, { accountId: string; day: string; count: bigint }>();
+    for (const movement of this.movements) {
+      const day = movementDay(movement.createTime);
+      const key = keyOf(movement.accountId, day);
+      const entry = counts.get(key);
+      if (entry) entry.count += 1n;
+      else counts.set(key, { accountId: movement.accountId, day, count: 1n });
+    }
+    return [...counts.keys()].sort().map((key) => counts.get(key)!);
   }
 
   /**
@@ -93,31 +201,65 @@ class PendingLedger implements BeforeCommitStep {
    * characters that need no escaping in a quoted literal (ids, codes, timestamps); amounts are integers.
    */
   inlineSql(): string | undefined {
-    const increments = this.ordered();
-    const texts = [
-      ...this.movements.flatMap((row) => [row.account_id, row.currency, row.kind, row.reference_id, row.create_time]),
-      ...increments.flatMap((increment) => [increment.accountId, increment.currency]),
-    ];
-    if (!texts.every((text) => LITERAL_SAFE.test(text))) return undefined;
     const statements: string[] = [];
-    if (this.movements.length > 0) {
-      const values = this.movements.map(
-        (row) => `('${row.account_id}', '${row.currency}', ${row.amount_minor}, '${row.kind}', '${row.reference_id}', '${row.create_time}')`,
-      );
-      statements.push(`INSERT INTO balance_movements (account_id, currency, amount_minor, kind, reference_id, create_time) VALUES ${values.join(', ')}`);
-    }
-    for (const { accountId, currency, amount } of increments) {
+    for (const increment of this.ordered()) {
+      if (!LITERAL_SAFE.test(increment.accountId) || !LITERAL_SAFE.test(increment.currency)) return undefined;
+      const upsert =
+        `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${increment.accountId}', '${increment.currency}', ${increment.amount}) ` +
+        `ON CONFLICT (account_id, currency) DO UPDATE SET available_minor = balances.available_minor + ${increment.amount}`;
+      // The balance is not known here: each row carries what the later movements of its balance add,
+      // and the statement subtracts it from the balance the upsert returns.
+      const values: string[] = [];
+      for (const [ord, { row, later }] of this.rowsOf(increment, 0n).entries()) {
+        const texts = MOVEMENT_COLUMNS.filter((column) => column !== 'balance_after').map((column) => literal(row[column]));
+        if (texts.includes(undefined)) return undefined;
+        values.push(`(${ord}, ${texts.join(', ')}, ${later})`);
+      }
+      if (values.length === 0) {
+        statements.push(upsert);
+        continue;
+      }
+      const columns = MOVEMENT_COLUMNS.filter((column) => column !== 'balance_after');
       statements.push(
-        `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${accountId}', '${currency}', ${amount}) ` +
-          `ON CONFLICT (account_id, currency) DO UPDATE SET available_minor = balances.available_minor + ${amount}`,
+        `WITH b AS (${upsert} RETURNING available_minor) ` +
+          `INSERT INTO balance_movements (${columns.join(', ')}, balance_after) ` +
+          `SELECT ${columns.map((column) => `v.${column}`).join(', ')}, b.available_minor - v.later ` +
+          `FROM b, (VALUES ${values.join(', ')}) AS v(ord, ${columns.join(', ')}, later) ORDER BY v.ord`,
+      );
+    }
+    for (const { accountId, day, count } of this.days()) {
+      if (!LITERAL_SAFE.test(accountId) || !LITERAL_SAFE.test(day)) return undefined;
+      statements.push(
+        `INSERT INTO balance_movement_days (account_id, day, movements) VALUES ('${accountId}', '${day}', ${count}) ` +
+          `ON CONFLICT (account_id, day) DO UPDATE SET movements = balance_movement_days.movements + ${count}`,
       );
     }
     return statements.join('; ');
   }
 
+  /** The movements of one balance row, with the balance after each given the balance after them all. */
+  private rowsOf(increment: { accountId: string; currency: string }, finalBalance: bigint) {
+    const own = this.movements.filter((movement) => movement.accountId === increment.accountId && movement.currency === increment.currency);
+    let later = 0n;
+    const rows: Array<{ row: MovementRow; later: bigint }> = [];
+    for (let index = own.length - 1; index >= 0; index--) {
+      const movement = own[index]!;
+      rows.unshift({ row: movementRow(movement, finalBalance - later), later });
+      later += movement.amountMinor;
+    }
+    return rows;
+  }
+
   private ordered() {
     return [...this.sums.keys()].sort().map((key) => this.sums.get(key)!);
   }
+}
+
+/** A value as an SQL literal: integers as they are, null as NULL, safe text quoted; undefined otherwise. */
+function literal(value: string | bigint | null): string | undefined {
+  if (value === null) return 'NULL';
+  if (typeof value === 'bigint') return value.toString();
+  return LITERAL_SAFE.test(value) ? `'${value}'` : undefined;
 }
 
 /** Text that may be written into SQL as a quoted literal as it is: no quote, no backslash, nothing else. */
@@ -140,12 +282,12 @@ async function applyPending(db: Queryable): Promise<void> {
 /**
  * Adds `amount` (signed minor units) to the balance, creating it at that amount: at the end of the
  * caller's transaction when it is one of `Storage.transaction`, at once otherwise. Reads through this
- * module see it either way.
+ * module see it either way. The movements of the same transaction count it before them.
  */
 export async function addToBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<void> {
   const pending = pendingOf(db);
   if (pending !== undefined) pending.add(accountId, currency, amount);
-  else await balanceUpsert.execute(db, { accountId, currency, amount });
+  else await upsertBalance(db, accountId, currency, amount);
 }
 
 /**
@@ -155,12 +297,26 @@ export async function addToBalance(db: Queryable, accountId: string, currency: s
 export async function recordMovement(db: Queryable, movement: Movement): Promise<void> {
   const pending = pendingOf(db);
   if (pending === undefined) {
-    await insertRow(db, 'balance_movements', movementRow(movement));
-    await balanceUpsert.execute(db, { accountId: movement.accountId, currency: movement.currency, amount: movement.amountMinor });
+    const after = await upsertBalance(db, movement.accountId, movement.currency, movement.amountMinor);
+    await insertRow(db, 'balance_movements', movementRow(movement, after));
+    await dayCountUpsert.execute(db, { accountId: movement.accountId, day: movementDay(movement.createTime), count: 1n });
     return;
   }
-  pending.movements.push(movementRow(movement));
+  pending.movements.push(movement);
   pending.add(movement.accountId, movement.currency, movement.amountMinor);
+}
+
+/** Many movements at once (a payout chunk): as many `recordMovement`s, their rows inserted several a statement. */
+export async function recordMovements(db: Queryable, movements: readonly Movement[]): Promise<void> {
+  const pending = pendingOf(db);
+  if (pending === undefined) {
+    for (const movement of movements) await recordMovement(db, movement);
+    return;
+  }
+  for (const movement of movements) {
+    pending.movements.push(movement);
+    pending.add(movement.accountId, movement.currency, movement.amountMinor);
+  }
 }
 
 export async function balanceOf(db: Queryable, accountId: string, currency: string): Promise<bigint> {
@@ -201,5 +357,6 @@ export async function balancesOf(db: Queryable, accountId: string) {
 export async function deleteLedger(db: Queryable, accountId: string): Promise<void> {
   await applyPending(db);
   await db.deleteFrom('balance_movements').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('balance_movement_days').where('account_id', '=', accountId).execute();
   await db.deleteFrom('balances').where('account_id', '=', accountId).execute();
 }

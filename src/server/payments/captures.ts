@@ -54,6 +54,11 @@ async function settleCompleted(ctx: ServiceContext, row: store.CaptureRow): Prom
     kind: 'CAPTURE',
     referenceId: row.id,
     createTime: isoSeconds(ctx.now),
+    grossMinor: row.amount_minor,
+    feeMinor: -row.fee_minor,
+    invoiceId: row.invoice_id,
+    customId: row.custom_id,
+    instrument: row.details.includes('"processor_response"') ? 'CARD' : undefined,
   });
 }
 
@@ -192,6 +197,11 @@ export async function reverseCompletedCapture(ctx: ServiceContext, captureId: st
       kind: 'REVERSAL',
       referenceId: row.id,
       createTime: isoSeconds(ctx.now),
+      grossMinor: -(row.amount_minor - row.refunded_minor),
+      feeMinor: row.fee_minor - row.refunded_fee_minor,
+      relatedId: row.id,
+      invoiceId: row.invoice_id,
+      customId: row.custom_id,
     });
   }
   const resource = presentCapture({ ...row, ...changes }, ctx.baseUrl);

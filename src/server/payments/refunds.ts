@@ -132,6 +132,11 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
     kind: 'REFUND',
     referenceId: refund.id,
     createTime: now,
+    grossMinor: -amountMinor,
+    feeMinor: fee,
+    relatedId: row.id,
+    invoiceId: refund.invoice_id,
+    customId: refund.custom_id,
   });
   const resource = presentRefund(refund, ctx.baseUrl);
   await writePaymentEvent(ctx, 'PAYMENT.CAPTURE.REFUNDED', resource);

@@ -38,6 +38,7 @@ export async function returnUnclaimedItem(
     kind: 'PAYOUT_RETURN',
     referenceId: item.id,
     createTime: isoMillis(ctx.now),
+    relatedId: item.id,
   });
   await writeItemEvent(ctx, returned, senderBatchId, reason === 'cancel');
   return returned;

@@ -12,6 +12,7 @@ import { requestIdExpiryMigration } from './0009-request-id-expiry.js';
 import { trackersLookupsMigration } from './0011-order-trackers-webhook-lookups.js';
 import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as-refunded.js';
 import { jobClaimsMigration } from './0012-job-claims.js';
+import { reportingMigration } from './0013-reporting.js';
 import { requestJournalFaultsMigration } from './0014-request-journal-faults.js';
 import type { Migration } from './types.js';
 
@@ -29,5 +30,6 @@ export const MIGRATIONS: readonly Migration[] = [
   trackersLookupsMigration, // 0011 order trackers, webhook lookups
   capturesReversedAsRefundedMigration, // 0010 no REVERSED capture status
   jobClaimsMigration, // 0012 fan-out flag, delivery leases, job leases
+  reportingMigration, // 0013 what the transaction report needs of each balance movement
   requestJournalFaultsMigration, // 0014 request journal, fault rules
 ].sort((a, b) => a.id - b.id);
