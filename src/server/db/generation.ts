@@ -9,7 +9,7 @@ import type { WatchedRows } from './storage.js';
  * connection only and the file's schema is unchanged). Other connections' commits are seen through
  * `PRAGMA data_version` instead.
  */
-const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
+const WATCHED: Record<WatchedRows, readonly string[]> = {
   'invoice-list': ['AFTER INSERT ON invoices', 'AFTER DELETE ON invoices'],
   tokens: [
     'AFTER DELETE ON access_tokens',
@@ -63,6 +63,6 @@ export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRow
   return (of) => {
     const elsewhere = otherCommits();
     if (of === undefined) return `${changes.get() as number}:${elsewhere}`;
-    return of === 'elsewhere' ? String(elsewhere) : `${counts[of]}:${elsewhere}`;
+    return `${counts[of]}:${elsewhere}`;
   };
 }

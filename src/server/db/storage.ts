@@ -14,11 +14,9 @@ export type DialectName = 'sqlite' | 'postgres';
 /**
  * Rows a process cache is built from, for `Storage.generation(of)`:
  * - 'invoice-list': which invoices exist (inserts and deletes; an update moves no row in the list);
- * - 'tokens': what a token lookup reads (tokens deleted, apps changed, accounts' clock offsets);
- * - 'elsewhere': nothing this process writes, only other connections' commits (for a cache whose
- *   owner notes its own process's writes, payments/expiry-cache.ts).
+ * - 'tokens': what a token lookup reads (tokens deleted, apps changed, accounts' clock offsets).
  */
-export type WatchedRows = 'invoice-list' | 'tokens' | 'elsewhere';
+export type WatchedRows = 'invoice-list' | 'tokens';
 
 export interface TxOptions {
   /** What the transaction is for ('request', 'payouts.chunk', ...): for logs and retry metrics. */

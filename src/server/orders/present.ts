@@ -1,6 +1,7 @@
 // A stored order as the API's order resource, with its payments and links.
 
 import { z } from 'zod';
+import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
 import { cardChecksJson, presentAuthorization, presentCapture, presentRefund, type Resource } from '../payments/present.js';
@@ -52,7 +53,7 @@ async function paymentsByUnit(ctx: ServiceContext, row: OrderRow) {
     (payments[kind] ??= []).push(resource);
     byUnit.set(unit, payments);
   };
-  for (const authorization of authorizations) add(authorization.reference_id, 'authorizations', presentAuthorization(authorization, ctx.baseUrl));
+  for (const authorization of authorizations) add(authorization.reference_id, 'authorizations', presentAuthorization(authorization, ctx.baseUrl, isoSeconds(ctx.now)));
   for (const capture of captures) add(capture.reference_id, 'captures', presentCapture(capture, ctx.baseUrl));
   for (const refund of refunds) add(unitOfCapture.get(refund.capture_id) ?? 'default', 'refunds', presentRefund(refund, ctx.baseUrl));
   // Only a captured order can have trackers.
