@@ -2,7 +2,17 @@
 // transactions with row locks taken by the stores, advisory locks for `exclusive`, bounded retries.
 
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  PostgresDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import { databaseForDisplay } from '../../lib/database-url.js';
 import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope, markTransactionScope } from './driver.js';
@@ -46,11 +56,18 @@ const COMMIT_WITH_STEP = '; COMMIT /* payctl: with the last before-commit step *
 /** Connections whose open transaction was committed that way: Kysely's own COMMIT is not sent. */
 const committedWithStep = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
+/** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
+const pendingBegin = new WeakMap<DatabaseConnection, string>();
 
 /**
- * Kysely's PostgreSQL driver, but a transaction whose last before-commit step went out with its
- * COMMIT (one simple-protocol message: the step's row locks are released by the server itself, with
- * no round trip to this process in between) is not committed a second time.
+ * Kysely's PostgreSQL driver, with two round trips fewer per transaction:
+ * - BEGIN is sent right before the transaction's first statement, without waiting for its answer
+ *   (the pool's connections pipeline, pg's `pipeline` option): PostgreSQL runs them in order, so
+ *   the statement runs in the transaction and both answers come back together. A transaction that
+ *   runs no statement sends neither BEGIN nor its end.
+ * - a transaction whose last before-commit step went out with its COMMIT (one simple-protocol
+ *   message: the step's row locks are released by the server itself, with no round trip to this
+ *   process in between) is not committed a second time.
  */
 class CommitWithStepDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -59,7 +76,21 @@ class CommitWithStepDriver extends PostgresDriver {
       patched.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        const result = await execute<R>(query);
+        const begin = pendingBegin.get(connection);
+        let begun: Promise<unknown> | undefined;
+        if (begin !== undefined) {
+          pendingBegin.delete(connection);
+          begun = execute(CompiledQuery.raw(begin));
+          // Awaited below, after the statement written behind it.
+          begun.catch(() => undefined);
+        }
+        let result: QueryResult<R>;
+        try {
+          result = await execute<R>(query);
+        } finally {
+          // A failed BEGIN (the connection broke) fails the transaction, whatever the statement did.
+          if (begun !== undefined) await begun;
+        }
         if (query.sql.endsWith(COMMIT_WITH_STEP)) committedWithStep.add(connection);
         return result;
       };
@@ -67,9 +98,22 @@ class CommitWithStepDriver extends PostgresDriver {
     return connection;
   }
 
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    let text = 'start transaction';
+    if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
+    if (settings.accessMode) text += ` ${settings.accessMode}`;
+    pendingBegin.set(connection, text);
+  }
+
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (pendingBegin.delete(connection)) return;
     if (committedWithStep.delete(connection)) return;
     await super.commitTransaction(connection);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (pendingBegin.delete(connection)) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
@@ -114,6 +158,9 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     lock_timeout: LOCK_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     application_name: 'payctl',
+    // A statement is written without waiting for the answers of those before it (the deferred
+    // BEGIN above relies on it); each still gets its own answer or error, in order.
+    pipeline: true,
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   const db: Db = new Kysely<Database>({
