@@ -411,6 +411,48 @@ describe('deadlines on the account clock', () => {
   });
 });
 
+describe('deadlines are written by the job, not by reads', () => {
+  it('a read past a deadline writes nothing; a change acts on the outcome; the job writes it', async () => {
+    // Jobs run only when the test runs them; the clock is moved in the database, without running them.
+    const q = await startTestServer({ memory: true, config: { jobIntervalMs: 3_600_000 } });
+    try {
+      const authId = await authorize(q, '40.00');
+      const captureId = (await capture(q, authId)).body.id as string;
+      const opened = await q.request('POST', '/_payctl/disputes', { body: { disputed_transaction_id: captureId, reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED' } });
+      const id = opened.body.dispute_id as string;
+      const accountId = q.merchant.payer_id;
+      await q.server.db.updateTable('accounts').set({ clock_offset_ms: BigInt((10 * DAY + 60) * 1000) }).where('id', '=', accountId).execute();
+      const token = await q.tokenFor(q.merchant.client_id, q.merchant.client_secret);
+      const stored = () => q.server.db.selectFrom('disputes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const eventTypes = async () => (await outbox(q, accountId)).map((row) => row.event_type);
+      const before = { dispute: await stored(), events: await eventTypes() };
+
+      expect((await q.request('GET', `/v1/customer/disputes/${id}`, { token })).status).toBe(200);
+      expect((await q.request('GET', `/v1/customer/disputes?disputed_transaction_id=${captureId}`, { token })).status).toBe(200);
+      expect((await q.request('GET', `/_payctl/disputes/${id}`, { token })).status).toBe(200);
+      expect(await stored()).toEqual(before.dispute);
+      expect(await eventTypes()).toEqual(before.events);
+
+      // A change settles the passed deadline first, in its own transaction: the seller answers too late.
+      const late = await q.request('POST', `/v1/customer/disputes/${id}/accept-claim`, { token, body: { note: 'late' } });
+      await expectRefused(late, 422, 'UNPROCESSABLE_ENTITY', 'DISPUTE_RESOLVED');
+      // Refused, it rolled back: still nothing written.
+      expect(await stored()).toEqual(before.dispute);
+
+      // The job writes the outcome (positive control): resolved for the buyer, the capture reversed.
+      await q.server.deps.scheduler.runAll();
+      expect((await stored()).status).toBe('RESOLVED');
+      expect((await eventTypes()).filter((type) => type === 'CUSTOMER.DISPUTE.RESOLVED')).toHaveLength(1);
+      const shown = (await q.request('GET', `/v1/customer/disputes/${id}`, { token })).body;
+      expect(shown).toMatchObject({ status: 'RESOLVED', dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR' } });
+      const reversed = (await q.request('GET', `/v2/payments/captures/${captureId}`, { token })).body;
+      expect(reversed).toMatchObject({ status: 'REFUNDED', status_details: { reason: 'BUYER_COMPLAINT' } });
+    } finally {
+      await q.close();
+    }
+  });
+});
+
 describe('the appeal window', () => {
   it('closes after 10 days on the account clock: no appeal link, dispute_state RESOLVED, an UPDATED event', async () => {
     const merchant = await t.createMerchant();

@@ -63,7 +63,7 @@ describe('expiry', () => {
     expect(events[0]?.envelope.resource.status_details).toBeUndefined();
   });
 
-  it('expiry does not depend on the job: a request past the expiration time sees it voided', async () => {
+  it('expiry does not depend on the job: past the expiration time a request sees it expired, and writes nothing', async () => {
     // The job interval is an hour here, and the clock is moved without running jobs.
     const quiet = await startTestServer({ memory: true, config: { jobIntervalMs: 3_600_000 } });
     try {
@@ -72,13 +72,34 @@ describe('expiry', () => {
       // The clock lives in the database (the server's map only remembers what it last read there).
       await quiet.server.db.updateTable('accounts').set({ clock_offset_ms: BigInt(30 * DAY * 1000) }).where('id', '=', accountId).execute();
       const token = await quiet.tokenFor(quiet.merchant.client_id, quiet.merchant.client_secret);
-      const stored = await quiet.server.db.selectFrom('authorizations').select('status').where('id', '=', id).executeTakeFirstOrThrow();
-      expect(stored.status).toBe('CREATED');
-      const refused = await quiet.request('POST', `/v2/payments/authorizations/${id}/capture`, { token, body: {} });
-      expect(refused.body.details[0].issue).toBe('AUTHORIZATION_EXPIRED');
+      const stored = () => quiet.server.db.selectFrom('authorizations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const voidedEvents = async () => (await outbox(quiet, accountId)).filter((row) => row.event_type === 'PAYMENT.AUTHORIZATION.VOIDED');
+      const before = await stored();
+      expect(before.status).toBe('CREATED');
+
       const got = await quiet.request('GET', `/v2/payments/authorizations/${id}`, { token });
-      expect(got.body.status).toBe('VOIDED');
+      expect(got.body).toMatchObject({ id, status: 'VOIDED', update_time: before.expiration_time });
       expect(got.body.status_details).toBeUndefined();
+      expect(got.body.links.map((link: { rel: string }) => link.rel)).toEqual(['self', 'up']);
+      const orderId = got.body.supplementary_data.related_ids.order_id as string;
+      const order = await quiet.request('GET', `/v2/checkout/orders/${orderId}`, { token });
+      expect(order.body.purchase_units[0].payments.authorizations[0]).toEqual(got.body);
+      // Every change is refused as for an authorization voided on expiry, on the row it locks.
+      const path = `/v2/payments/authorizations/${id}`;
+      expect((await quiet.request('POST', `${path}/capture`, { token, body: {} })).body.details[0].issue).toBe('AUTHORIZATION_EXPIRED');
+      expect((await quiet.request('POST', `${path}/void`, { token })).body.details[0].issue).toBe('PREVIOUSLY_VOIDED');
+      expect((await quiet.request('POST', `${path}/reauthorize`, { token, body: usd('50.00') })).body.details[0].issue).toBe('AUTHORIZATION_EXPIRED');
+      // Nothing was written: the row and the events are as they were.
+      expect(await stored()).toEqual(before);
+      expect(await voidedEvents()).toHaveLength(0);
+
+      // The job writes it (positive control), as the reads showed it, with its event.
+      await quiet.server.deps.scheduler.runAll();
+      expect(await stored()).toMatchObject({ status: 'VOIDED', status_reason: 'EXPIRED', update_time: before.expiration_time });
+      const events = await voidedEvents();
+      expect(events).toHaveLength(1);
+      expect(events[0]?.envelope.resource).toMatchObject({ id, status: 'VOIDED', update_time: before.expiration_time });
+      expect((await quiet.request('GET', path, { token })).body).toEqual(got.body);
     } finally {
       await quiet.close();
     }

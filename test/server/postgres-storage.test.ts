@@ -54,6 +54,54 @@ describe.runIf(onPostgres)('PostgreSQL storage', () => {
     }
   });
 
+  it('runs a transaction\'s first statement inside it, though its BEGIN goes out with that statement', async () => {
+    // Outside a transaction each statement has a transaction id of its own.
+    const ids = await storage.transaction({ name: 'test' }, async (trx) => {
+      const first = await sql<{ id: bigint }>`SELECT txid_current() AS id`.execute(trx);
+      const second = await sql<{ id: bigint }>`SELECT txid_current() AS id`.execute(trx);
+      return [first.rows[0]?.id, second.rows[0]?.id];
+    });
+    expect(ids[0]).toBeDefined();
+    expect(ids[0]).toBe(ids[1]);
+    // A first statement that writes is rolled back with the transaction.
+    await expect(
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await trx.insertInto('schema_migrations').values({ id: 998n, name: 'rolled-back', applied_at: NOW }).execute();
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await storage.db.selectFrom('schema_migrations').select('id').where('id', '=', 998n).executeTakeFirst()).toBeUndefined();
+    // A transaction that ran no statement (committed or rolled back) leaves the connection usable.
+    await storage.transaction({ name: 'test' }, async () => undefined);
+    await expect(storage.transaction({ name: 'test' }, async () => Promise.reject(new Error('before any statement')))).rejects.toThrow('before any statement');
+    const after = await storage.transaction({ name: 'test' }, (trx) => sql<{ one: bigint }>`SELECT 1 AS one`.execute(trx));
+    expect(after.rows[0]?.one).toBe(1n);
+  });
+
+  it('an insert the transaction does not wait for (events) is seen by its later reads, and its error fails the transaction', async () => {
+    await storage.db.insertInto('accounts').values({ id: 'HELD', email: 'held@example.test', is_default: 0n, clock_offset_ms: 0n, kyc_status: 'VERIFIED', created_at: NOW }).execute();
+    const event = (id: string) => ({ id, account_id: 'HELD', event_type: 'T', resource_type: 'r', resource_id: 'x', create_time: NOW, body: '{}' });
+    const count = async () => Number((await storage.db.selectFrom('events').select((eb) => eb.fn.countAll<bigint>().as('n')).where('account_id', '=', 'HELD').executeTakeFirstOrThrow()).n);
+    const seen = await storage.transaction({ name: 'test' }, async (trx) => {
+      const inserted = await trx.insertInto('events').values(event('E-HELD-1')).executeTakeFirstOrThrow();
+      expect(inserted.numInsertedOrUpdatedRows).toBe(1n);
+      return (await trx.selectFrom('events').select('id').where('account_id', '=', 'HELD').execute()).map((row) => row.id);
+    });
+    expect(seen).toEqual(['E-HELD-1']);
+    expect(await count()).toBe(1);
+    // The same id again (a unique violation), then a statement, then the COMMIT: the transaction fails with the insert's error.
+    for (const next of ['read', 'commit'] as const) {
+      const failed = storage.transaction({ name: 'test' }, async (trx) => {
+        await trx.insertInto('events').values(event('E-HELD-2')).execute();
+        await trx.insertInto('events').values(event('E-HELD-1')).execute();
+        if (next === 'read') await trx.selectFrom('events').select('id').execute();
+      });
+      await expect(failed).rejects.toMatchObject({ code: '23505' });
+      expect(await count()).toBe(1);
+    }
+    await storage.db.deleteFrom('accounts').where('id', '=', 'HELD').execute();
+  });
+
   it('reads integers as bigint: BIGINT columns, COUNT(*) and SUM', async () => {
     await storage.transaction({ name: 'test' }, async (trx) => {
       await trx.insertInto('accounts').values({ id: 'A1', email: 'a1@example.test', is_default: 0n, clock_offset_ms: 0n, kyc_status: 'VERIFIED', created_at: NOW }).execute();

@@ -162,12 +162,14 @@ describe('kept answers and the clock', () => {
     await t.close();
   });
 
-  it('an authorization past its expiry is swept, not given as kept, though nothing was written', async () => {
+  it('an authorization past its expiry is answered as expired, not as kept, though nothing was written', async () => {
     const id = await authorize(t, '20.00');
     // Close to the expiry (29 days), with a token that outlives it; then no write at all.
     now += 29 * 86_400_000 - 3_600_000;
     t.merchant.token = await t.tokenFor(t.merchant.client_id, t.merchant.client_secret);
     await dispatcherCaughtUp(t);
+    // No job runs from here unless the test runs it.
+    await t.server.deps.scheduler.stop();
     const path = `/v2/payments/authorizations/${id}`;
     expect((await t.request('GET', path)).body.status).toBe('CREATED');
     const before = { ...t.server.deps.readCache.stats };
@@ -181,6 +183,12 @@ describe('kept answers and the clock', () => {
     // Voided on expiry: past its expiration_time (EXPIRED is not one of the API's reasons).
     expect(expired.body.status_details).toBeUndefined();
     expect(Date.parse(expired.body.update_time)).toBeGreaterThanOrEqual(Date.parse(expired.body.expiration_time));
+    // The read wrote nothing; the job writes it (positive control), and the answer stays the same.
+    const stored = () => t.server.db.selectFrom('authorizations').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+    expect((await stored()).status).toBe('CREATED');
+    await t.server.deps.scheduler.runAll();
+    expect((await stored()).status).toBe('VOIDED');
+    expect((await t.request('GET', path)).body).toEqual(expired.body);
   });
 });
 

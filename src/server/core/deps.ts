@@ -1,7 +1,7 @@
 // What every domain's routes and services are given: no globals, everything passed in.
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger, onRequestHookHandler, onSendHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import type { Db, Queryable } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
 import type { DomainApis } from '../domains.js';
@@ -76,8 +76,10 @@ export interface KeptAnswers {
   disable(): void;
   /** Told of each answer given from here, after it is sent (the request journal records them). */
   onAnswer: ((request: IncomingMessage, accountId: string, headers: OutgoingHttpHeaders, body: string) => void) | undefined;
-  /** Route hooks that keep this route's answers while `fresh(accountId)` holds. */
-  route(fresh: (accountId: string) => boolean): { onRequest: onRequestHookHandler; onSend: onSendHookHandler };
+  /** Route hooks that keep a GET route's 200 answers while no write happened. */
+  route(): { onRequest: onRequestHookHandler; onSend: onSendHookHandler };
+  /** Called by a route on a request whose answer time alone may change: kept, it is given only while `fresh` holds. */
+  keepWhile(request: FastifyRequest, fresh: () => boolean): void;
 }
 
 export interface ServerDeps {

@@ -16,7 +16,7 @@ export type DialectName = 'sqlite' | 'postgres';
  * - 'invoice-list': which invoices exist (inserts and deletes; an update moves no row in the list);
  * - 'tokens': what a token lookup reads (tokens deleted, apps changed, accounts' clock offsets);
  * - 'elsewhere': nothing this process writes, only other connections' commits (for a cache whose
- *   owner notes its own process's writes, payments/expiry-cache.ts).
+ *   owner notes its own process's writes, faults/service.ts).
  */
 export type WatchedRows = 'invoice-list' | 'tokens' | 'elsewhere';
 

@@ -1,9 +1,10 @@
 // Deadlines on each account's clock: a party that does not answer in time loses; appeal windows close.
+// Settled by a scheduler job (on its interval and when a clock moves), and by a change of a dispute
+// whose deadline has passed, first, in its own transaction. Reads show what is stored: a deadline
+// can move money (a reversal), which only a write may do.
 
-import type { FastifyRequest } from 'fastify';
 import { isoMillis } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { serviceContext } from '../http/idempotency.js';
 import { listAccounts } from '../oauth/store.js';
 import { eventFor, loadDispute, resolve, saveDispute } from './lifecycle.js';
 import { disputeToRow } from './model.js';
@@ -15,26 +16,26 @@ const MAX_BATCHES = 50;
 
 /**
  * Locks the dispute for this transaction if its deadline has passed; false when it no longer has
- * one due (another server applied it) or another transaction holds it (that one applies it).
+ * one due (another server applied it) or, for the job (`skipLocked`), another transaction holds it
+ * (that one applies it, or the next pass does).
  */
-async function claimDueDispute(ctx: ServiceContext, id: string, now: string): Promise<boolean> {
-  const row = await ctx.db
+async function claimDueDispute(ctx: ServiceContext, id: string, now: string, skipLocked: boolean): Promise<boolean> {
+  const locked = ctx.db
     .selectFrom('disputes')
     .select('id')
     .where('account_id', '=', ctx.accountId)
     .where('id', '=', id)
     .where('deadline_at', 'is not', null)
     .where('deadline_at', '<=', now)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
+    .forUpdate();
+  const row = await (skipLocked ? locked.skipLocked() : locked).executeTakeFirst();
   return row !== undefined;
 }
 
 /** Applies whatever deadline of this dispute has passed; false when it was not due (any longer) or another server holds it. */
-async function expireDispute(ctx: ServiceContext, id: string): Promise<boolean> {
+async function expireDispute(ctx: ServiceContext, id: string, skipLocked: boolean): Promise<boolean> {
   const now = isoMillis(ctx.now);
-  if (!(await claimDueDispute(ctx, id, now))) return false;
+  if (!(await claimDueDispute(ctx, id, now, skipLocked))) return false;
   const dispute = await loadDispute(ctx, id);
   const before = dispute.status;
   if (dispute.status === 'WAITING_FOR_SELLER_RESPONSE' && dispute.sellerDue && dispute.sellerDue <= now) {
@@ -70,7 +71,7 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
     for (const id of due.slice(0, BATCH)) {
       attempted.add(id);
       try {
-        const applied = await deps.storage.transaction({ name: 'disputes.deadline' }, (trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id));
+        const applied = await deps.storage.transaction({ name: 'disputes.deadline' }, (trx) => expireDispute({ db: trx, deps, accountId, now, baseUrl }, id, true));
         if (applied) settled += 1;
       } catch (error) {
         deps.log.error({ err: error, dispute_id: id }, 'dispute deadline could not be applied');
@@ -80,10 +81,14 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
   return settled;
 }
 
-/** Before a dispute request: outcomes must not depend on when the job last ran. */
-export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
-  const ctx = serviceContext(deps, request);
-  await sweepAccount(deps, ctx.accountId, ctx.baseUrl);
+/**
+ * In a change's transaction, before it reads the dispute: settles the dispute's deadline if it has
+ * passed, so the change acts on the outcome whenever the job last ran (this dispute only: a refused
+ * change rolls it back, and the job writes it). Waits for another transaction holding the dispute,
+ * then sees what that one left. A no-op when nothing is due.
+ */
+export async function settleDueDeadline(ctx: ServiceContext, id: string): Promise<void> {
+  await expireDispute(ctx, id, false);
 }
 
 export function registerDeadlineJob(deps: ServerDeps): void {

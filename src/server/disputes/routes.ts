@@ -11,7 +11,7 @@ import { link } from '../http/links.js';
 import { returnPreference } from '../http/prefer.js';
 import { parseBody } from '../http/validation.js';
 import { actAsBuyer, openDispute, showForBuyer } from './buyer.js';
-import { registerDeadlineJob, sweepForRequest } from './deadlines.js';
+import { registerDeadlineJob, settleDueDeadline } from './deadlines.js';
 import { patchDispute } from './contact.js';
 import { MULTIPART_PLUGIN_LIMITS, readActionBody, type UploadedFile } from './files.js';
 import { loadDispute } from './lifecycle.js';
@@ -44,13 +44,13 @@ function registerAction<S extends z.ZodType>(scope: FastifyInstance, deps: Serve
   const onRequest = route.simulate ? [simulation(route.simulate, idOf)] : [];
   scope.post(`/v1/customer/disputes/:id/${route.action}`, { onRequest }, async (request, reply) => {
     const id = idOf(request);
-    await sweepForRequest(deps, request);
     // An unknown dispute is answered as such whatever the body holds.
     await loadDispute(serviceContext(deps, request), id);
     const body = await readActionBody(request, { filesAllowed: route.files });
     const input = parseBody(route.schema, body.input);
     const representation = returnPreference(request) === 'representation';
     const result = await runMutation(deps, request, { operation: `disputes.${route.action}`, fingerprint: body.fingerprint }, async (ctx) => {
+      await settleDueDeadline(ctx, id);
       const resource = await route.run(ctx, id, input, body.files);
       return { status: 200, body: representation ? resource : { links: [link(ctx.baseUrl, disputePath(id), 'self', 'GET')] } };
     });
@@ -63,13 +63,11 @@ function registerPublicRoutes(scope: FastifyInstance, deps: ServerDeps): void {
     '/v1/customer/disputes',
     { onRequest: [simulation('list', (request) => (request.query as Record<string, unknown>).disputed_transaction_id)] },
     async (request) => {
-      await sweepForRequest(deps, request);
       const ctx = serviceContext(deps, request);
       return listDisputes(ctx, parseListQuery(request.query, ctx.now));
     },
   );
   scope.get('/v1/customer/disputes/:id', { onRequest: [simulation('show', idOf)] }, async (request) => {
-    await sweepForRequest(deps, request);
     return service.showDispute(serviceContext(deps, request), idOf(request));
   });
   scope.get('/v1/customer/disputes/:id/documents/:document_id', async (request, reply) => sendDocument(deps, request, reply));
@@ -103,10 +101,10 @@ function registerPublicRoutes(scope: FastifyInstance, deps: ServerDeps): void {
   });
   scope.patch('/v1/customer/disputes/:id', async (request, reply) => {
     const id = idOf(request);
-    await sweepForRequest(deps, request);
     await loadDispute(serviceContext(deps, request), id);
     const operations = parseBody(schema.disputePatchSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'disputes.patch' }, async (ctx) => {
+      await settleDueDeadline(ctx, id);
       await patchDispute(ctx, id, operations);
       return { status: 204, body: undefined };
     });
@@ -142,16 +140,14 @@ function registerControlRoutes(scope: FastifyInstance, deps: ServerDeps): void {
     return sendResult(reply, result);
   });
   scope.get('/_payctl/disputes/:id', async (request) => {
-    await sweepForRequest(deps, request);
     return showForBuyer(serviceContext(deps, request), idOf(request));
   });
   scope.post('/_payctl/disputes/:id/buyer', async (request, reply) => {
-    await sweepForRequest(deps, request);
     const input = parseBody(schema.buyerActionSchema, request.body);
-    const result = await runMutation(deps, request, { operation: 'disputes.buyer' }, async (ctx) => ({
-      status: 200,
-      body: await actAsBuyer(ctx, idOf(request), input),
-    }));
+    const result = await runMutation(deps, request, { operation: 'disputes.buyer' }, async (ctx) => {
+      await settleDueDeadline(ctx, idOf(request));
+      return { status: 200, body: await actAsBuyer(ctx, idOf(request), input) };
+    });
     return sendResult(reply, result);
   });
 }

@@ -7,14 +7,14 @@ import { bearerText } from './auth.js';
 import { AUTH_ASSERTION_HEADERS, MOCK_RESPONSE_HEADERS, REQUEST_ID_HEADERS } from './headers.js';
 
 /**
- * Whether an answer kept for this account may still be given, beyond the database not having
- * changed (payments: no authorization of the account is due to expire, so the read would not sweep).
+ * Whether a kept answer may still be given, beyond the database not having changed: for an answer
+ * that time alone changes (an open authorization, until its expiration time on the account's clock).
  */
-export type Freshness = (accountId: string) => boolean;
+export type Freshness = () => boolean;
 
 interface Entry {
   generation: string;
-  fresh: Freshness;
+  fresh: Freshness | undefined;
   headers: OutgoingHttpHeaders;
   body: string;
   bytes: number;
@@ -30,7 +30,9 @@ const MAX_ANSWER_BYTES = 128 * 1024;
 
 /** The generation a request saw before its route read anything (set by the route's onRequest hook). */
 const SEEN_GENERATION = Symbol('payctl.readCache.generation');
-type WithGeneration = FastifyRequest & { [SEEN_GENERATION]?: string };
+/** The route's freshness test of its answer (keepWhile). */
+const FRESHNESS = Symbol('payctl.readCache.freshness');
+type WithGeneration = FastifyRequest & { [SEEN_GENERATION]?: string; [FRESHNESS]?: Freshness };
 
 /**
  * A request a kept answer may serve: a bearer token, a Host header (links are built on it), and
@@ -47,16 +49,17 @@ function plainKey(request: IncomingMessage, accountId: string): string | undefin
 
 /**
  * The 200 answers of GET routes whose answer depends only on the database, the caller's account,
- * the Host header and the request target (the payment resources), kept and given again without
- * Fastify, authentication's hooks or a query while the database has not changed.
+ * the Host header, the request target and (given by the route, keepWhile) the account's clock (the
+ * payment resources), kept and given again without Fastify, authentication's hooks or a query while
+ * the database has not changed.
  *
  * An answer is kept with the database generation (db/generation.ts) seen before its route read
  * anything, and given again only while the generation is the same: any row changed through this
  * connection, committed or not, and any other connection's commit makes it stale. So a kept answer
  * is always one a read made now would give. Before each use the caller's token is checked as the
- * authenticator checks it (in the token cache, unexpired in real time), and the route's
- * own freshness test runs. Anything else (no kept answer, a token not in the token cache, another
- * header that matters) goes through Fastify as usual.
+ * authenticator checks it (in the token cache, unexpired in real time), and the answer's own
+ * freshness test runs, if its route gave one. Anything else (no kept answer, a token not in the
+ * token cache, another header that matters) goes through Fastify as usual.
  *
  * Off when request logging is on (its lines would be missing), when rate limiting is on (a hit
  * would not take from the bucket), and once the server is closing (Fastify then answers 503).
@@ -114,7 +117,9 @@ export class ReadCache {
       this.stats.misses += 1;
       return false;
     }
-    if (!entry.fresh(accountId)) {
+    if (entry.fresh !== undefined && !entry.fresh()) {
+      // Time moved past what it showed: it will not be fresh again.
+      this.drop(key, entry);
       this.stats.misses += 1;
       return false;
     }
@@ -129,7 +134,7 @@ export class ReadCache {
    * The route options that keep a GET route's 200 answers: an onRequest hook that notes the
    * generation before the route reads anything, and an onSend hook that keeps the answer.
    */
-  route(fresh: Freshness): { onRequest: onRequestHookHandler; onSend: onSendHookHandler } {
+  route(): { onRequest: onRequestHookHandler; onSend: onSendHookHandler } {
     const onRequest: onRequestHookHandler = (request, _reply, done) => {
       if (this.enabled) {
         const generation = this.currentGeneration();
@@ -138,14 +143,20 @@ export class ReadCache {
       done();
     };
     const onSend: onSendHookHandler = (request, reply, payload, done) => {
-      this.keep(request as WithGeneration, reply, payload, fresh);
+      this.keep(request as WithGeneration, reply, payload);
       done(null, payload);
     };
     return { onRequest, onSend };
   }
 
-  private keep(request: WithGeneration, reply: FastifyReply, payload: unknown, fresh: Freshness): void {
+  /** Called by a route on a request whose answer time alone may change: kept, it is given only while `fresh` holds. */
+  keepWhile(request: FastifyRequest, fresh: Freshness): void {
+    (request as WithGeneration)[FRESHNESS] = fresh;
+  }
+
+  private keep(request: WithGeneration, reply: FastifyReply, payload: unknown): void {
     const generation = request[SEEN_GENERATION];
+    const fresh = request[FRESHNESS];
     const caller = request.caller;
     if (!this.enabled || generation === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
     if (caller === null || caller.viaAssertion || bearerText(request.headers) === undefined) return;

@@ -1,6 +1,7 @@
 // A stored order as the API's order resource, with its payments and links.
 
 import { z } from 'zod';
+import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
 import { cardChecksJson, type PaymentResource } from '../payments/api.js';

@@ -9,7 +9,7 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { applyMock, sweepForRequest } from '../payments/api.js';
+import { applyMock } from '../payments/api.js';
 import type { Order } from './present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {
@@ -36,7 +36,6 @@ async function mutate(
   work: (ctx: ServiceContext) => Promise<Order>,
 ) {
   const preference = returnPreference(request);
-  await sweepForRequest(deps, request);
   const result = await runMutation(deps, request, { operation, retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => ({
     status,
     body: shapeForPreference(await work(ctx), preference),
@@ -66,7 +65,6 @@ export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): vo
   app.get(ORDER, async (request) => {
     applyMock(request);
     const { id } = parsePath(orderParamsSchema, request.params);
-    await sweepForRequest(deps, request);
     return orders.getOrder(serviceContext(deps, request), id);
   });
 
@@ -100,7 +98,6 @@ export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): vo
 
 /** Answers 204 once the change is committed; a replay with the same request id answers 204 again. */
 async function update(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, operation: string, work: (ctx: ServiceContext) => Promise<void>) {
-  await sweepForRequest(deps, request);
   const result = await runMutation(deps, request, { operation, retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => {
     await work(ctx);
     return { status: 204, body: undefined };
@@ -127,7 +124,6 @@ function registerUpdateRoutes(app: FastifyInstance, deps: ServerDeps): void {
   app.post(`${ORDER}/track`, async (request, reply) => {
     const { id } = parsePath(orderParamsSchema, request.params);
     const body = parseBody(trackerRequestSchema, request.body);
-    await sweepForRequest(deps, request);
     const result = await runMutation(deps, request, { operation: 'orders.track', retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => {
       await addTracker(ctx, id, body);
       return { status: 201, body: await orders.getOrder(ctx, id) };

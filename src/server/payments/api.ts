@@ -52,4 +52,3 @@ export { amountOf, checkBreakdown } from './amounts.js';
 export { applyMock } from './mock.js';
 export { cardChecksJson, type CardChecks } from './present.js';
 export { amountWithBreakdownSchema, moneySchema, type MoneyInput } from './schema.js';
-export { sweepForRequest } from './expiry.js';

@@ -9,8 +9,7 @@ import { notFound, serviceError } from '../http/errors.js';
 import { amountOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
-import { noteExpiry } from './expiry-cache.js';
-import { presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Authorization, type Capture, type CardChecks } from './present.js';
+import { authorizationAt, presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Authorization, type Capture, type CardChecks } from './present.js';
 import type { CaptureBody, ReauthorizeBody } from './schema.js';
 import {
   OPEN_AUTHORIZATION_STATUSES,
@@ -72,8 +71,7 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
     update_time: now,
   };
   await store.insertAuthorization(ctx.db, row);
-  noteExpiry(ctx.deps, ctx.accountId, row.expiration_time);
-  const resource = presentAuthorization(row, ctx.baseUrl);
+  const resource = presentAuthorization(row, ctx.baseUrl, now);
   await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);
   return resource;
 }
@@ -84,33 +82,38 @@ async function loadAuthorization(ctx: ServiceContext, id: string): Promise<store
   return row;
 }
 
-/** For a change: the authorization locked until the transaction ends, so its checks hold when it is written. */
+/**
+ * For a change: the authorization locked until the transaction ends, so its checks hold when it is
+ * written, as it stands now (authorizationAt): one past its expiration time is VOIDED (EXPIRED) even
+ * before the expiry job has written it, and every change of it is refused as for a voided one.
+ */
 async function loadAuthorizationForUpdate(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
   const row = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('authorization', id);
-  return row;
+  return authorizationAt(row, isoSeconds(ctx.now));
 }
 
 export async function getAuthorization(ctx: ServiceContext, id: string): Promise<Authorization> {
-  return presentAuthorization(await loadAuthorization(ctx, id), ctx.baseUrl);
+  return presentAuthorization(await loadAuthorization(ctx, id), ctx.baseUrl, isoSeconds(ctx.now));
 }
 
-const isPastExpiry = (ctx: ServiceContext, row: store.AuthorizationRow): boolean => row.expiration_time <= isoSeconds(ctx.now);
-
-/** Refuses acting on an authorization that has expired (voided by the server, or about to be). */
-function assertNotExpired(ctx: ServiceContext, row: store.AuthorizationRow): void {
-  const expiredVoid = row.status === 'VOIDED' && row.status_reason === 'EXPIRED';
-  const open = (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(row.status);
-  if (expiredVoid || (open && isPastExpiry(ctx, row))) {
+/** Refuses acting on an authorization that has expired (rows as authorizationAt gives them). */
+function assertNotExpired(row: store.AuthorizationRow): void {
+  if (row.status === 'VOIDED' && row.status_reason === 'EXPIRED') {
     throw serviceError('UNPROCESSABLE_ENTITY', 'AUTHORIZATION_EXPIRED', `The authorization expired at ${row.expiration_time}.`);
   }
 }
 
-/** Moves an authorization to VOIDED and raises PAYMENT.AUTHORIZATION.VOIDED. */
+/**
+ * Moves an authorization to VOIDED and raises PAYMENT.AUTHORIZATION.VOIDED. Voided on expiry, it is
+ * written as reads showed it before (authorizationAt: update_time from its expiration time).
+ */
 async function markVoided(ctx: ServiceContext, row: store.AuthorizationRow, reason: 'EXPIRED' | null): Promise<Authorization> {
-  const changes = { status: 'VOIDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;
+  const now = isoSeconds(ctx.now);
+  const voided = reason === 'EXPIRED' ? authorizationAt(row, now) : { status: 'VOIDED', status_reason: null, update_time: now };
+  const changes = { status: voided.status, status_reason: voided.status_reason, update_time: voided.update_time } satisfies Partial<store.AuthorizationRow>;
   await store.updateAuthorization(ctx.db, ctx.accountId, row.id, changes);
-  const resource = presentAuthorization({ ...row, ...changes }, ctx.baseUrl);
+  const resource = presentAuthorization({ ...row, ...changes }, ctx.baseUrl, now);
   await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.VOIDED', resource);
   return resource;
 }
@@ -174,7 +177,7 @@ export async function captureAuthorization(
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
   const row = await loadAuthorizationForUpdate(ctx, id);
   const status = authorizationStatusOf(row.status);
-  assertNotExpired(ctx, row);
+  assertNotExpired(row);
   assertCanTransition('capture', status, 'CAPTURED');
   if (row.reauthorization_id !== null) {
     throw serviceError(
@@ -231,7 +234,8 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
   assertCanTransition('void', authorizationStatusOf(row.status), 'VOIDED');
   if (row.reauthorization_id !== null) {
     // Locked after its original, as every path locks them.
-    const renewal = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, row.reauthorization_id);
+    const locked = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, row.reauthorization_id);
+    const renewal = locked && authorizationAt(locked, isoSeconds(ctx.now));
     if (renewal && (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(renewal.status)) {
       await markVoided(ctx, renewal, null);
     }
@@ -252,7 +256,7 @@ export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, 
         : `This authorization was already reauthorized (${row.reauthorization_id}); it can be reauthorized once.`,
     );
   }
-  assertNotExpired(ctx, row);
+  assertNotExpired(row);
   assertCanTransition('reauthorize', authorizationStatusOf(row.status), 'CREATED');
   if (isoSeconds(ctx.now) < row.honor_expiration_time) {
     throw serviceError(
@@ -302,9 +306,8 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
     update_time: now,
   };
   await store.insertAuthorization(ctx.db, row);
-  noteExpiry(ctx.deps, ctx.accountId, row.expiration_time);
   await store.updateAuthorization(ctx.db, ctx.accountId, original.id, { reauthorization_id: row.id, update_time: now });
-  const resource = presentAuthorization(row, ctx.baseUrl);
+  const resource = presentAuthorization(row, ctx.baseUrl, now);
   await writePaymentEvent(ctx, 'PAYMENT.AUTHORIZATION.CREATED', resource);
   return resource;
 }
@@ -316,13 +319,13 @@ export async function reviewAuthorization(ctx: ServiceContext, id: string, decis
   assertCanTransition('review', authorizationStatusOf(row.status), target);
   const changes = { status: target, status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;
   await store.updateAuthorization(ctx.db, ctx.accountId, row.id, changes);
-  return presentAuthorization({ ...row, ...changes }, ctx.baseUrl);
+  return presentAuthorization({ ...row, ...changes }, ctx.baseUrl, changes.update_time);
 }
 
 /**
  * Voids every open authorization of the account whose expiration time has passed, with
- * status_details.reason EXPIRED (a reauthorization shares its original's expiration time).
- * Runs from the scheduler and before every payments request, so results never depend on job timing.
+ * status_details.reason EXPIRED (a reauthorization shares its original's expiration time): writes
+ * what reads already show (authorizationAt). Runs from the scheduler and when the clock moves.
  */
 export async function expireDueAuthorizations(ctx: ServiceContext): Promise<number> {
   const due = await store.dueAuthorizations(ctx.db, ctx.accountId, isoSeconds(ctx.now), OPEN_AUTHORIZATION_STATUSES);

@@ -1,14 +1,13 @@
-// Authorization expiry: a scheduler job over every account, and the same sweep before each request.
+// Authorization expiry, written: a scheduler job over every account (run on its interval and when a
+// clock moves). Reads and changes do not wait for it: they see an authorization past its expiry as
+// expired already (present.ts authorizationAt), so no request has to sweep.
 
-import type { FastifyRequest } from 'fastify';
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { callerOf } from '../http/auth.js';
-import { requestBaseUrl } from '../http/links.js';
 import { listAccounts } from '../oauth/store.js';
 import { expireDueAuthorizations } from './authorizations.js';
 import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
-import { forgetExpiries, knownNextExpiry, recountNextExpiry } from './expiry-cache.js';
+import { earliestOpenExpiry } from './store.js';
 
 /** Most batches (of up to DUE_BATCH) one sweep handles; what is left waits for the next one. */
 const MAX_BATCHES = 100;
@@ -33,35 +32,14 @@ export async function sweepAccount(deps: ServerDeps, accountId: string, baseUrl:
   return total;
 }
 
-const notYetDue = (deps: ServerDeps, accountId: string, next: string | null): boolean =>
-  next === null || next > isoSeconds(deps.clock.now(accountId));
-
-/**
- * True when the account is known, without a query, to have no authorization due to expire: a
- * request's sweep would do nothing. False when it would sweep or does not know yet.
- */
-export function noExpiryDue(deps: ServerDeps, accountId: string): boolean {
-  const known = knownNextExpiry(deps, accountId);
-  return known !== undefined && notYetDue(deps, accountId, known);
-}
-
-/** Sweeps the account if its earliest open expiration time has passed on its clock. */
+/** Sweeps the account if its earliest open expiration time has passed on its clock (one indexed read otherwise). */
 async function sweepIfDue(deps: ServerDeps, accountId: string, baseUrl: string): Promise<void> {
-  const known = knownNextExpiry(deps, accountId);
-  const next = known === undefined ? await recountNextExpiry(deps, accountId) : known;
-  if (notYetDue(deps, accountId, next)) return;
+  const next = await earliestOpenExpiry(deps.db, accountId, OPEN_AUTHORIZATION_STATUSES);
+  if (next === null || next > isoSeconds(deps.clock.now(accountId))) return;
   await sweepAccount(deps, accountId, baseUrl);
-  await recountNextExpiry(deps, accountId);
-}
-
-/** Before a payments request: expiry must not depend on when the job last ran. */
-export async function sweepForRequest(deps: ServerDeps, request: FastifyRequest): Promise<void> {
-  const accountId = callerOf(request).accountId;
-  await sweepIfDue(deps, accountId, requestBaseUrl(deps, request));
 }
 
 export function registerExpiryJob(deps: ServerDeps): void {
-  deps.hooks.onAccountReset.push(async (_db, accountId) => forgetExpiries(deps, accountId));
   deps.scheduler.register('payments.expire-authorizations', async () => {
     for (const account of await listAccounts(deps.db)) await sweepIfDue(deps, account.id, deps.publicUrl());
   });

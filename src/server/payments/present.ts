@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { money, type Money } from '../../lib/money.js';
 import { link, type Link } from '../http/links.js';
+import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
 import type { AuthorizationRow, CaptureRow, RefundRow } from './store.js';
 
 const moneyJson = z.lazy(() => z.object({ currency_code: z.string(), value: z.string() }));
@@ -146,7 +147,23 @@ export function authorizationLinks(row: AuthorizationRow, baseUrl: string): Link
 /** authorization_status_details.reason in the published file. */
 const PUBLIC_AUTHORIZATION_REASONS: ReadonlySet<string> = new Set(['PENDING_REVIEW']);
 
-export function presentAuthorization(row: AuthorizationRow, baseUrl: string): Authorization {
+const OPEN_STATUSES: ReadonlySet<string> = new Set(OPEN_AUTHORIZATION_STATUSES);
+
+/**
+ * The authorization as it stands at `now` (ISO seconds on the account's clock): one still open at
+ * its expiration_time has expired, VOIDED since then, whether or not the expiry job has written it
+ * yet (the job writes the same values: payments/expiry.ts). Reads present this; a change checks it
+ * on the row it locks, so nothing depends on when the job last ran and no read has to write.
+ */
+export function authorizationAt(row: AuthorizationRow, now: string): AuthorizationRow {
+  if (!OPEN_STATUSES.has(row.status) || row.expiration_time > now) return row;
+  const updateTime = row.update_time > row.expiration_time ? row.update_time : row.expiration_time;
+  return { ...row, status: 'VOIDED', status_reason: 'EXPIRED', update_time: updateTime };
+}
+
+/** The authorization resource as of `now` (authorizationAt). */
+export function presentAuthorization(stored: AuthorizationRow, baseUrl: string, now: string): Authorization {
+  const row = authorizationAt(stored, now);
   const details = authorizationDetailsSchema.parse(JSON.parse(row.details));
   const resource = { id: row.id, status: row.status } as Authorization;
   // Only the API's reasons are shown; EXPIRED stays in storage (a VOIDED authorization past its

@@ -1,13 +1,16 @@
 // HTTP for /v2/payments (authorizations, captures, refunds) and the payments control plane.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import { callerOf } from '../http/auth.js';
 import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
-import { noExpiryDue, registerExpiryJob, sweepForRequest } from './expiry.js';
+import { registerExpiryJob } from './expiry.js';
 import { applyMock } from './mock.js';
-import type { PaymentResource } from './present.js';
+import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
+import type { Authorization, PaymentResource } from './present.js';
 import {
   captureBodySchema,
   idParamsSchema,
@@ -30,7 +33,6 @@ interface MutationSpec {
 
 async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, spec: MutationSpec) {
   const preference = returnPreference(request);
-  await sweepForRequest(deps, request);
   const result = await runMutation(
     deps,
     request,
@@ -44,21 +46,32 @@ async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyR
   return sendResult(reply, result);
 }
 
-async function read(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<PaymentResource>) {
+async function read<T extends PaymentResource>(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<T>): Promise<T> {
   applyMock(request);
   const { id } = parsePath(idParamsSchema, request.params);
-  await sweepForRequest(deps, request);
   return work(serviceContext(deps, request), id);
+}
+
+/** An open authorization reads as expired once its expiration time passes, with nothing written: kept until then. */
+function keepUntilExpiry(deps: ServerDeps, request: FastifyRequest, authorization: Authorization): void {
+  const expiry = authorization.expiration_time;
+  if (typeof expiry !== 'string' || !(OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(authorization.status)) return;
+  const accountId = callerOf(request).accountId;
+  deps.readCache.keepWhile(request, () => isoSeconds(deps.clock.now(accountId)) < expiry);
 }
 
 export function registerPaymentsRoutes(app: FastifyInstance, deps: ServerDeps): void {
   registerExpiryJob(deps);
   deps.hooks.onAccountReset.push(deletePayments);
 
-  // What these answer depends on the stored rows, the caller's account and the Host header only;
-  // the request's sweep is the one other thing, so a kept answer waits for no expiry being due.
-  const kept = () => deps.readCache.route((accountId) => noExpiryDue(deps, accountId));
-  app.get(AUTH, kept(), (request) => read(deps, request, payments.getAuthorization));
+  // What these answer depends on the stored rows, the caller's account and the Host header, and for
+  // an open authorization on the account's clock too: kept until its expiration time at most.
+  const kept = () => deps.readCache.route();
+  app.get(AUTH, kept(), async (request) => {
+    const authorization = await read(deps, request, payments.getAuthorization);
+    keepUntilExpiry(deps, request, authorization);
+    return authorization;
+  });
   app.get('/v2/payments/captures/:id', kept(), (request) => read(deps, request, payments.getCapture));
   app.get('/v2/payments/refunds/:id', kept(), (request) => read(deps, request, payments.getRefund));
 

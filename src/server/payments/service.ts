@@ -2,6 +2,7 @@
 
 import { money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
+import { isoSeconds } from '../core/clock.js';
 import { notFound } from '../http/errors.js';
 import { reverseCompletedCapture } from './captures.js';
 import { presentAuthorization, presentCapture, presentRefund, type Authorization, type Capture, type Refund } from './present.js';
@@ -98,7 +99,7 @@ export async function paymentsOfOrder(ctx: ServiceContext, orderId: string): Pro
   const captures = await store.capturesOfOrder(ctx.db, ctx.accountId, orderId);
   const refunds = await store.refundsOfCaptures(ctx.db, ctx.accountId, captures.map((capture) => capture.id));
   return {
-    authorizations: authorizations.map((row) => ({ referenceId: row.reference_id, resource: presentAuthorization(row, ctx.baseUrl) })),
+    authorizations: authorizations.map((row) => ({ referenceId: row.reference_id, resource: presentAuthorization(row, ctx.baseUrl, isoSeconds(ctx.now)) })),
     captures: captures.map((row) => ({ referenceId: row.reference_id, resource: presentCapture(row, ctx.baseUrl) })),
     refunds: refunds.map((row) => ({ captureId: row.capture_id, resource: presentRefund(row, ctx.baseUrl) })),
   };

@@ -1,0 +1,98 @@
+// What one durable capture costs on PostgreSQL, in units the host's load does not change: CPU of the
+// `payctl serve` process (from /proc) and statements PostgreSQL ran (pg_stat_statements, when the
+// server preloads it) per capture, one capture at a time. A diagnosis tool beside `npm run bench`:
+//   PAYCTL_BENCH_PG=postgres://... npx tsx bench/pg-capture-cost.ts [captures]
+
+import { readFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { api, authorize, startServe } from './lib.js';
+
+const CAPTURES = Number(process.argv[2] ?? 400);
+const WARM_UP = 200;
+
+/** Read and write system calls of a process so far (Linux /proc): round trips to PostgreSQL show in them. */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
+  return { reads: field('syscr'), writes: field('syscw') };
+}
+
+/** User plus system CPU of a process, in ms (Linux /proc). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100;
+}
+
+async function statements(client: pg.Client): Promise<{ total: number; byQuery: Map<string, number> } | undefined> {
+  try {
+    const { rows } = await client.query<{ query: string; calls: string }>(
+      'SELECT query, calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    );
+    const byQuery = new Map(rows.map((row) => [row.query, Number(row.calls)]));
+    return { total: [...byQuery.values()].reduce((sum, calls) => sum + calls, 0), byQuery };
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const server = process.env.PAYCTL_BENCH_PG;
+  if (!server) throw new Error('set PAYCTL_BENCH_PG to a PostgreSQL server URL');
+  const name = `payctl_cost_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const served = await startServe(url.toString(), {}, ['--signing-key-secret', randomBytes(32).toString('base64url')]);
+  const client = new pg.Client({ connectionString: url.toString() });
+  try {
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+    const token = await served.token();
+    const targets: string[] = [];
+    for (let index = 0; index < 50; index++) targets.push(await authorize(served, token, '999999999.00'));
+    const captureOnce = async (index: number) => {
+      const answer = await api(served, token, 'POST', `/v2/payments/authorizations/${targets[index % targets.length]}/capture`, {
+        amount: { currency_code: 'USD', value: '0.01' },
+      }, { 'Service-Request-Id': randomUUID() });
+      if (answer.status !== 200) throw new Error(`capture: ${answer.status} ${JSON.stringify(answer.body)}`);
+    };
+    for (let index = 0; index < WARM_UP; index++) await captureOnce(index);
+    await client.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
+    const pid = served.child.pid!;
+    const cpuBefore = cpuMs(pid);
+    const callsBefore = syscalls(pid);
+    const times: number[] = [];
+    for (let index = 0; index < CAPTURES; index++) {
+      const started = performance.now();
+      await captureOnce(index);
+      times.push(performance.now() - started);
+    }
+    const cpu = cpuMs(pid) - cpuBefore;
+    const callsAfter = syscalls(pid);
+    const counted = await statements(client);
+    times.sort((a, b) => a - b);
+    const p50 = times[Math.floor(times.length / 2)]!;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    process.stdout.write(`${CAPTURES} captures one at a time: serve CPU ${(cpu / CAPTURES).toFixed(2)} ms/capture, wall p50 ${p50.toFixed(2)} ms; load ${load}\n`);
+    const per = (value: number) => (value / CAPTURES).toFixed(2);
+    process.stdout.write(`system calls per capture: ${per(callsAfter.reads - callsBefore.reads)} reads, ${per(callsAfter.writes - callsBefore.writes)} writes\n`);
+    if (counted) {
+      // The counting query itself is one call.
+      process.stdout.write(`statements: ${((counted.total - 1) / CAPTURES).toFixed(2)} per capture\n`);
+      for (const [query, calls] of [...counted.byQuery].sort((a, b) => b[1] - a[1])) {
+        if (calls >= CAPTURES / 2) process.stdout.write(`  ${(calls / CAPTURES).toFixed(2)}  ${query.replace(/\s+/g, ' ').slice(0, 150)}\n`);
+      }
+    }
+  } finally {
+    await client.end();
+    await served.stop();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+await main();
