@@ -144,8 +144,15 @@ export const movementDay = (createTime: string) => createTime.slice(0, 10);
 
 /** The balance after the upsert (PostgreSQL's driver may give a bigint column as text). */
 async function upsertBalance(db: Queryable, accountId: string, currency: string, amount: bigint): Promise<bigint> {
-  const row = await balanceUpsert.first(db, { accountId, currency, amount });
+  // `run` answers at once inside a SQLite transaction: no turn of the microtask queue (hot path).
+  const ran = balanceUpsert.run(db, { accountId, currency, amount });
+  const row = (ran instanceof Promise ? await ran : ran).rows[0];
   return BigInt(row?.available_minor ?? amount);
+}
+
+async function countDay(db: Queryable, day: { accountId: string; day: string; count: bigint }): Promise<void> {
+  const ran = dayCountUpsert.run(db, day);
+  if (ran instanceof Promise) await ran;
 }
 
 const keyOf = (accountId: string, currency: string) => `${accountId}\u0000${currency}`;
@@ -177,7 +184,7 @@ class PendingLedger implements BeforeCommitStep {
       rows.push(...this.rowsOf(increment, after).map((entry) => entry.row));
     }
     await insertMovements(trx, rows);
-    for (const day of this.days()) await dayCountUpsert.execute(trx, day);
+    for (const day of this.days()) await countDay(trx, day);
   }
 
   /**
@@ -299,7 +306,7 @@ export async function recordMovement(db: Queryable, movement: Movement): Promise
   if (pending === undefined) {
     const after = await upsertBalance(db, movement.accountId, movement.currency, movement.amountMinor);
     await insertRow(db, 'balance_movements', movementRow(movement, after));
-    await dayCountUpsert.execute(db, { accountId: movement.accountId, day: movementDay(movement.createTime), count: 1n });
+    await countDay(db, { accountId: movement.accountId, day: movementDay(movement.createTime), count: 1n });
     return;
   }
   pending.movements.push(movement);

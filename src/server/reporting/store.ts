@@ -1,6 +1,5 @@
 // Reads of the ledger's balance movements for the reports: every query scoped by account, ranges of
-// time through the (account, time, seq) index, the balance at a time through (account, currency,
-// time, seq).
+// time and the balance at a time through the (account, time, seq) index.
 
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database, Queryable } from '../db/schema.js';
@@ -147,7 +146,10 @@ export async function balanceCurrencies(db: Queryable, accountId: string): Promi
   return rows.map((row) => row.currency);
 }
 
-/** The balance right after the last movement at or before `time` (undefined: none by then). */
+/**
+ * The balance right after the last movement at or before `time` (undefined: none by then): read
+ * backwards along the account's time index to the first movement in this currency.
+ */
 export async function balanceAt(db: Queryable, accountId: string, currency: string, time: string): Promise<bigint | undefined> {
   const row = await db
     .selectFrom('balance_movements')
