@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { createDisputesApi, type DisputesApi } from './disputes/api.js';
 import { createOauthApi, type OauthApi } from './oauth/api.js';
+import { createOrdersApi, type OrdersApi } from './orders/api.js';
 import { createPaymentsApi, type PaymentsApi } from './payments/api.js';
 import { registerDisputesRoutes } from './disputes/routes.js';
 import { registerInvoicingRoutes } from './invoicing/routes.js';
@@ -41,6 +42,7 @@ export const DOMAINS: ReadonlyArray<{ name: string; register: DomainRegistration
 export interface DomainApis {
   oauth: OauthApi;
   payments: PaymentsApi;
+  orders: OrdersApi;
   disputes: DisputesApi;
 }
 
@@ -48,6 +50,7 @@ export function createDomainApis(): DomainApis {
   return {
     oauth: createOauthApi(),
     payments: createPaymentsApi(),
+    orders: createOrdersApi(),
     disputes: createDisputesApi(),
   };
 }

@@ -1,9 +1,7 @@
 // What the order of a captured payment knows of its payer, shipping and cart, as the report's
-// payer_info, shipping_info and cart_info: read through the payments and orders services.
+// payer_info, shipping_info and cart_info: read through the payments and orders interfaces.
 
 import type { ServiceContext } from '../core/deps.js';
-import { getOrder } from '../orders/service.js';
-import { findCapture } from '../payments/service.js';
 import type { DetailField } from './schema.js';
 import type { ReportRow } from './store.js';
 
@@ -75,8 +73,8 @@ export async function orderPartsOf(ctx: ServiceContext, rows: readonly ReportRow
     let found = byCapture.get(captureId);
     if (found === undefined) {
       found = {};
-      const capture = await findCapture(ctx, captureId);
-      const order = capture ? ((await getOrder(ctx, capture.orderId).catch(() => undefined)) as Json | undefined) : undefined;
+      const capture = await ctx.deps.domains.payments.findCapture(ctx, captureId);
+      const order = capture ? ((await ctx.deps.domains.orders.getOrder(ctx, capture.orderId).catch(() => undefined)) as Json | undefined) : undefined;
       const unit = (order?.purchase_units as Json[] | undefined)?.find((candidate) =>
         (candidate.payments?.captures as Json[] | undefined)?.some((entry) => entry.id === captureId),
       );
