@@ -17,6 +17,8 @@ export type InvoiceStatus =
   | 'PAYMENT_PENDING';
 
 export type InvoiceOperation = 'update' | 'delete' | 'send' | 'remind' | 'cancel' | 'record-payment' | 'record-refund' | 'qr-code';
+/** What moves an invoice's status: the operations above, and deleting a recorded payment or refund. */
+export type InvoiceTransition = InvoiceOperation | 'delete-payment' | 'delete-refund';
 
 const PAID: readonly InvoiceStatus[] = ['PAID', 'MARKED_AS_PAID', 'PARTIALLY_PAID', 'PAYMENT_PENDING'];
 const REFUNDED: readonly InvoiceStatus[] = ['REFUNDED', 'PARTIALLY_REFUNDED', 'MARKED_AS_REFUNDED'];
@@ -84,9 +86,10 @@ export function assertCanPerform(operation: InvoiceOperation, status: InvoiceSta
   );
 }
 
-export function assertCanTransition(from: InvoiceStatus, to: InvoiceStatus): void {
+/** Throws the API's refusal unless `operation` may move an invoice from `from` to `to`. */
+export function assertCanTransition(operation: InvoiceTransition, from: InvoiceStatus, to: InvoiceStatus): void {
   if (from === to || TRANSITIONS[from].includes(to)) return;
-  throw serviceError('UNPROCESSABLE_ENTITY', 'INVALID_STATUS_TRANSITION', `An invoice cannot go from ${from} to ${to}.`, {
+  throw serviceError('UNPROCESSABLE_ENTITY', 'INVALID_STATUS_TRANSITION', `Cannot ${operation.replace('-', ' ')}: an invoice cannot go from ${from} to ${to}.`, {
     field: '/status',
     value: from,
   });

@@ -73,13 +73,13 @@ function sourcesOf<S extends string>(table: Record<S, readonly S[]>, to: S): S[]
   return (Object.keys(table) as S[]).filter((from) => table[from].includes(to));
 }
 
-export function assertBatchCanTransition(from: BatchStatus, to: BatchStatus, operation: string): void {
+export function assertBatchCanTransition(operation: string, from: BatchStatus, to: BatchStatus): void {
   if (!canTransition(BATCH_TRANSITIONS, from, to)) {
     throw refuse('payout batch', operation, from, sourcesOf(BATCH_TRANSITIONS, to), 'BATCH_INCORRECT_STATUS');
   }
 }
 
-export function assertItemCanTransition(from: ItemStatus, to: ItemStatus, operation: string): void {
+export function assertItemCanTransition(operation: string, from: ItemStatus, to: ItemStatus): void {
   if (!canTransition(ITEM_TRANSITIONS, from, to)) {
     throw refuse('payout item', operation, from, sourcesOf(ITEM_TRANSITIONS, to), 'ITEM_INCORRECT_STATUS');
   }
