@@ -10,7 +10,7 @@ import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { sweepForRequest } from '../payments/expiry.js';
-import { applyMock } from '../payments/mock.js';
+import { applyMock } from '../http/mock-response.js';
 import type { Resource } from '../payments/present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {

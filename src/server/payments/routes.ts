@@ -7,7 +7,7 @@ import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
 import { setKycStatus } from '../oauth/store.js';
 import { noExpiryDue, registerExpiryJob, sweepForRequest } from './expiry.js';
-import { applyMock } from './mock.js';
+import { applyMock } from '../http/mock-response.js';
 import type { Resource } from './present.js';
 import {
   captureBodySchema,
