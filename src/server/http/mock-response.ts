@@ -59,7 +59,8 @@ export function mockedCodeOf(request: FastifyRequest): string | undefined {
 export function mockError(code: string): ServiceError {
   const name = NAME_FOR_ISSUE[code];
   if (name === undefined && Object.hasOwn(ERROR_CATALOGUE, code)) return new ServiceError(code as ErrorName);
-  return serviceError(name ?? 'UNPROCESSABLE_ENTITY', code, `Simulated by the mock response header (${code}).`);
+  // The caller's code, not one of the catalogue's ISSUE_CODES: the detail is built here, not by serviceError.
+  return new ServiceError(name ?? 'UNPROCESSABLE_ENTITY', [{ issue: code, description: `Simulated by the mock response header (${code}).` }]);
 }
 
 /**

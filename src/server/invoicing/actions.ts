@@ -5,7 +5,7 @@ import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { upperId } from '../core/ids.js';
 import type { Queryable } from '../db/schema.js';
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { MoneyParseError, fromMinorUnits, toMinorUnits } from '../../lib/money.js';
 import { ownInvoice, recordInvoiceEvent, todayOf, type InvoiceEventType } from './invoices.js';
@@ -155,7 +155,7 @@ export async function cancelInvoice(ctx: ServiceContext, id: string, notificatio
 
 // ---- payments and refunds ----
 
-const recordingError = (issue: string, description: string, field: string, value?: string) =>
+const recordingError = (issue: IssueCode, description: string, field: string, value?: string) =>
   serviceError('INVALID_REQUEST', issue, description, { field, ...(value === undefined ? {} : { value }), location: 'body' });
 
 /** A recorded payment's or refund's amount: in the invoice currency, positive, exact. */

@@ -1,6 +1,6 @@
 // Invoice statuses, which operation each allows, and the refusal (with its issue code) for the rest.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export type InvoiceStatus =
   | 'DRAFT'
@@ -51,7 +51,7 @@ export const ALLOWED: Record<InvoiceOperation, readonly InvoiceStatus[]> = {
   'qr-code': ['SENT', 'UNPAID', 'PARTIALLY_PAID', 'PAID', 'MARKED_AS_PAID', 'PARTIALLY_REFUNDED', 'REFUNDED', 'MARKED_AS_REFUNDED', 'PAYMENT_PENDING'],
 };
 
-function cancelIssue(status: InvoiceStatus): string {
+function cancelIssue(status: InvoiceStatus): IssueCode {
   if (status === 'DRAFT') return 'CANNOT_CANCEL_DRAFT_INVOICE';
   if (status === 'SCHEDULED') return 'CANNOT_CANCEL_SCHEDULED_INVOICE';
   if (status === 'CANCELLED') return 'INVOICE_CANCELED_ALREADY';
@@ -60,7 +60,7 @@ function cancelIssue(status: InvoiceStatus): string {
   return 'CANNOT_CANCEL_INVOICE';
 }
 
-const ISSUES: Record<InvoiceOperation, (status: InvoiceStatus) => string> = {
+const ISSUES: Record<InvoiceOperation, (status: InvoiceStatus) => IssueCode> = {
   update: () => 'CANNOT_UPDATE_INVOICE',
   delete: () => 'CANNOT_DELETE_INVOICE',
   send: (status) => (status === 'CANCELLED' ? 'INVOICE_CANCELED_ALREADY' : 'CANNOT_SEND_INVOICE'),

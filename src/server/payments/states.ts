@@ -1,7 +1,7 @@
 // Lifecycles of authorizations, captures and refunds: which operation may move which status where,
 // and the issue code each refusal carries.
 
-import { serviceError, type ServiceError } from '../http/errors.js';
+import { serviceError, type ServiceError, type IssueCode } from '../http/errors.js';
 
 export type AuthorizationStatus = 'CREATED' | 'CAPTURED' | 'DENIED' | 'PARTIALLY_CAPTURED' | 'VOIDED' | 'PENDING';
 export type CaptureStatus = 'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED';
@@ -57,7 +57,7 @@ export type CaptureOperation = 'refund' | 'complete' | 'decline' | 'reverse';
 export type RefundOperation = 'complete' | 'fail' | 'cancel';
 
 /** The issue each operation answers for a status it cannot act on. */
-const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<AuthorizationStatus, string>>> = {
+const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<AuthorizationStatus, IssueCode>>> = {
   capture: {
     PENDING: 'TRANSACTION_REFUSED',
     CAPTURED: 'AUTHORIZATION_ALREADY_CAPTURED',
@@ -86,7 +86,7 @@ const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<Auth
   expire: {},
 };
 
-const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, string>>> = {
+const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, IssueCode>>> = {
   refund: {
     PENDING: 'PENDING_CAPTURE',
     REFUNDED: 'CAPTURE_FULLY_REFUNDED',
@@ -103,7 +103,7 @@ function refusal(
   operation: string,
   current: string,
   allowed: readonly string[],
-  issue: string,
+  issue: IssueCode,
 ): ServiceError {
   const from = allowed.length > 0 ? `from there it can go to ${allowed.join(', ')}` : 'that status is final';
   return serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} this ${resource}: its status is ${current} (${from}).`);

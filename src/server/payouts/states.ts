@@ -1,6 +1,6 @@
 // Payout batch and item statuses, in the API's spelling, and the moves each may make.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export const BATCH_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'DENIED', 'CANCELED'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -58,7 +58,7 @@ export function canTransition<S extends string>(table: Record<S, readonly S[]>, 
   return table[from].includes(to);
 }
 
-function refuse(what: string, operation: string, from: string, allowedFrom: readonly string[], issue: string) {
+function refuse(what: string, operation: string, from: string, allowedFrom: readonly string[], issue: IssueCode) {
   const allowed = allowedFrom.length > 0 ? allowedFrom.join(', ') : 'none';
   return serviceError(
     'UNPROCESSABLE_ENTITY',
