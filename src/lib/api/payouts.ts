@@ -44,7 +44,6 @@ export const batchHeaderSchema = z.looseObject({
   amount: payoutMoneySchema.optional(),
   fees: payoutMoneySchema.optional(),
 });
-export type PayoutBatchHeader = z.infer<typeof batchHeaderSchema>;
 
 export const createdBatchSchema = z.looseObject({ batch_header: batchHeaderSchema, links: z.array(linkSchema).optional() });
 export type CreatedPayoutBatch = z.infer<typeof createdBatchSchema>;

@@ -84,6 +84,3 @@ export function assertItemCanTransition(operation: string, from: ItemStatus, to:
     throw refuse('payout item', operation, from, sourcesOf(ITEM_TRANSITIONS, to), 'ITEM_INCORRECT_STATUS');
   }
 }
-
-export const isBatchStatus = (value: string): value is BatchStatus => (BATCH_STATUSES as readonly string[]).includes(value);
-export const isItemStatus = (value: string): value is ItemStatus => (ITEM_STATUSES as readonly string[]).includes(value);
