@@ -36,7 +36,7 @@ const NAME_FOR_ISSUE: Readonly<Record<string, ErrorName>> = {
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,99}$/;
 
 /** The code the caller asked to simulate, if any; a header that is not `{"mock_application_codes":"CODE"}` is a 400. */
-export function mockedCodeOf(request: FastifyRequest): string | undefined {
+function mockedCodeOf(request: FastifyRequest): string | undefined {
   const header = boundedHeader(request, MOCK_RESPONSE_HEADERS, 10_000);
   if (header === undefined) return undefined;
   let code: unknown;
@@ -56,7 +56,7 @@ export function mockedCodeOf(request: FastifyRequest): string | undefined {
   return code;
 }
 
-export function mockError(code: string): ServiceError {
+function mockError(code: string): ServiceError {
   const name = NAME_FOR_ISSUE[code];
   if (name === undefined && Object.hasOwn(ERROR_CATALOGUE, code)) return new ServiceError(code as ErrorName);
   // The caller's code, not one of the catalogue's ISSUE_CODES: the detail is built here, not by serviceError.
