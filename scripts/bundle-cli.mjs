@@ -1,6 +1,6 @@
 // Bundles the CLI into dist/bundle: main.js (oclif's runtime and the root help, what bin/run.js
-// loads), serve-direct.cjs (`payctl serve` without oclif) and one entry per command under commands/,
-// sharing chunks/. Loading @oclif/core and the
+// loads) and one entry per command under commands/, sharing chunks/. No dependency's source is
+// edited: conf, zod and oclif are bundled as published. Loading @oclif/core and the
 // commands' dependencies as hundreds of small files was a quarter of `payctl --version`; one entry
 // per command (rather than one file with every command, as oclif's explicit strategy would need)
 // keeps each command paying only for its own modules: `serve` loads no zod, conf or tables, and
@@ -21,37 +21,15 @@ function listFiles(dir) {
 
 // Entries follow src/commands, not dist/commands: tsc never deletes the output of a removed or
 // renamed command, which would otherwise come back as a bundled command.
-// config.js: the profile writer serve-direct.cjs imports when it saves the "local" profile.
-// scenario-seed.js: what `payctl serve --seed` imports, the same way.
-const entryPoints = { main: 'dist/cli-main.js', config: 'dist/lib/config.js', 'scenario-seed': 'dist/lib/scenario-seed.js' };
+const entryPoints = { main: 'dist/cli-main.js' };
 // The oclif hooks package.json names (oclif.hooks) load the same way, from dist/bundle/hooks/.
 for (const source of [...listFiles('src/commands'), ...listFiles('src/hooks')].filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
   const name = relative('src', source).replace(/\.ts$/, '');
   entryPoints[name] = join('dist', `${name}.js`);
 }
 
-// conf validates a store against a JSON schema with ajv (and ajv-formats) only when it is given one;
-// payctl's store is checked with zod (src/lib/config.ts) and passes none. Its static imports still
-// evaluated ajv's ~100 modules on every command that reads a profile: in the bundle they are
-// replaced by stand-ins that refuse loudly if conf ever reaches for them.
-const confWithoutAjv = {
-  name: 'conf-without-ajv',
-  setup(context) {
-    context.onResolve({ filter: /^ajv(?:-formats)?(?:\/|$)/ }, (args) =>
-      /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'conf-without-ajv' } : undefined,
-    );
-    context.onLoad({ filter: /.*/, namespace: 'conf-without-ajv' }, (args) => ({
-      contents: [
-        `const refuse = () => { throw new Error('payctl is bundled without ${args.path}: conf was given a schema'); };`,
-        'export class Ajv2020 { constructor() { refuse(); } }',
-        'export default refuse;',
-      ].join('\n'),
-    }));
-  },
-};
-
-// What both builds below share.
-const common = {
+const result = await build({
+  entryPoints,
   outdir: OUT,
   bundle: true,
   platform: 'node',
@@ -62,12 +40,6 @@ const common = {
   sourcemap: true,
   metafile: true,
   logLevel: 'warning',
-};
-
-const result = await build({
-  ...common,
-  entryPoints,
-  plugins: [confWithoutAjv],
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   format: 'esm',
@@ -88,32 +60,9 @@ const result = await build({
   },
 });
 
-// `payctl serve ...` before oclif: one CommonJS file that bin/run.js require()s. As an ES module with
-// its two chunks it was ~9 ms slower to load (paired launches, median): every ESM import of a Node
-// built-in (crypto, fs, vm, ...) builds a facade module of all its exports. Its one dynamic import,
-// the profile writer (conf, zod), stays an ES module: dist/bundle/config.js, an entry above.
-const serveDirect = await build({
-  ...common,
-  entryPoints: { 'serve-direct': 'dist/serve-direct.js' },
-  outExtension: { '.js': '.cjs' },
-  format: 'cjs',
-  external: ['better-sqlite3'],
-  plugins: [
-    {
-      name: 'profile-writer-from-the-esm-bundle',
-      setup(context) {
-        // Only serve.ts's import: another module's './config.js' must not be sent to this entry.
-        context.onResolve({ filter: /^\.\/(config|scenario-seed)\.js$/ }, (args) =>
-          args.kind === 'dynamic-import' && /[\\/]dist[\\/]lib[\\/]serve\.js$/.test(args.importer) ? { path: args.path, external: true } : undefined,
-        );
-      },
-    },
-  ],
-});
-
 // Which source modules each output holds and what it imports (statically or not): the bundle test
 // reads it to check that main.js and `serve` load none of the other commands' heavy modules.
-const meta = { inputs: { ...result.metafile.inputs, ...serveDirect.metafile.inputs }, outputs: { ...result.metafile.outputs, ...serveDirect.metafile.outputs } };
+const meta = result.metafile;
 writeFileSync(join(OUT, 'meta.json'), JSON.stringify(meta));
 
 // Chunk names carry a content hash: drop what an earlier build wrote (and a removed command's entry).

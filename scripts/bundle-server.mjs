@@ -15,23 +15,16 @@
 //   own (src/server/app.ts); they stay plain requires, resolved from node_modules should that change
 //   (with npm's flat node_modules; a strict layout such as pnpm's would not find fastify's own
 //   dependencies from dist/: test/lib/code-cache.test.ts checks that they are never loaded).
-//   zod's locale index (~300 KB, ~50 modules evaluated at load) is reachable only as z.locales, which
-//   the server never uses: the bundle's z.locales holds English alone (zod itself imports en.js for its
-//   default messages). The source read, hashed and decoded on every start shrank from 2.4 to 1.7 MB.
-// - Fastify's server.js requires node:https and node:http2 at load, which bring in TLS: ~10 ms of
-//   every start (measured in-process, uncached: https 4.2 ms, http2 5.7 ms) for servers payctl never
-//   makes. In the bundle each is required on first use instead (the build fails if those lines change).
-// - find-my-way (Fastify's router) compiles each static path segment's matcher with new Function:
-//   ~150 of them at every start, code V8's cache cannot keep. In the bundle the matcher is a closure
-//   doing the same comparison with String#startsWith (as find-my-way already does for long segments).
 // - better-sqlite3's JavaScript is bundled (its 13 files cost 6-10 ms to resolve and compile at every
 //   start); the native addon stays a file of its own, opened by path (src/server/db/connection.ts).
+// No dependency's source is edited here: only esbuild's and the packages' public options, so that an
+// upgrade of Fastify, zod or find-my-way is no build work (docs/performance.md, Start-up, has the cost).
 // It also writes dist/schema-template.db (scripts/schema-template.mjs), the file a new database starts as.
 // After a build, chunks of neither this build nor the one before are deleted: a server started
 // before a rebuild may still load its chunk later.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const CHUNKS = 'dist/server-chunks';
@@ -47,26 +40,6 @@ const common = {
   metafile: true,
   outExtension: { '.js': '.cjs' },
 };
-
-/**
- * An esbuild plugin that edits one dependency file as it is bundled: each [text, replacement] must
- * be found as written, or the build fails (a dependency update must be looked at, never patched blind).
- */
-function sourceEdit({ name, file, edits, append = '' }) {
-  return {
-    name,
-    setup(context) {
-      context.onLoad({ filter: file }, (args) => {
-        let contents = readFileSync(args.path, 'utf8');
-        for (const [text, replacement] of edits) {
-          if (!contents.includes(text)) throw new Error(`${name}: ${args.path} no longer has the text this build edits:\n${text}`);
-          contents = contents.replace(text, replacement);
-        }
-        return { contents: contents + append, loader: 'js' };
-      });
-    },
-  };
-}
 
 const undici = await build({ ...common, entryPoints: { undici: 'undici' }, outdir: CHUNKS, entryNames: '[name]-[hash]' });
 const undiciFile = Object.keys(undici.metafile.outputs).find((path) => path.endsWith('.cjs'));
@@ -97,46 +70,6 @@ const server = await build({
       name: 'pg-chunk',
       setup(context) {
         context.onResolve({ filter: /^pg$/ }, () => ({ path: `./server-chunks/${basename(pgFile)}`, external: true }));
-      },
-    },
-    sourceEdit({
-      name: 'fastify-tls-on-first-use',
-      file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/,
-      edits: ['https', 'http2'].map((name) => [`const ${name} = require('node:${name}')\n`, `const ${name} = requiredOnFirstUse('node:${name}')\n`]),
-      // Every property read (https.createServer, ...) requires the module then: Node caches it.
-      append: '\nfunction requiredOnFirstUse (id) { return new Proxy({}, { get: (_, key) => require(id)[key] }) }\n',
-    }),
-    sourceEdit({
-      name: 'find-my-way-prefix-without-eval',
-      file: /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
-      edits: [
-        [
-          [
-            '  const lines = []',
-            '  for (let i = 1; i < prefix.length; i++) {',
-            '    const charCode = prefix.charCodeAt(i)',
-            '    lines.push(`path.charCodeAt(i + ${i}) === ${charCode}`)',
-            '  }',
-            "  return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
-          ].join('\n'),
-          // The same test, chars 1.. of the prefix at path[i + 1..] (char 0 was matched by the caller).
-          ['  const rest = prefix.slice(1)', '  return function matchPrefix (path, i) { return path.startsWith(rest, i + 1) }'].join('\n'),
-        ],
-      ],
-    }),
-    {
-      name: 'zod-english-only',
-      setup(context) {
-        context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-          /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
-            ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: { localesDir: resolve(dirname(args.importer), '../locales') } }
-            : undefined,
-        );
-        // English from the importing zod's own locales (not whichever zod the build's directory finds).
-        context.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-          contents: "export { default as en } from './en.js';",
-          resolveDir: args.pluginData.localesDir,
-        }));
       },
     },
   ],

@@ -5,6 +5,7 @@ import { ApiError, EXIT_CODES, UsageError, exitCodeFor } from '../lib/api/errors
 import { sendRawRequest } from '../lib/api/raw.js';
 import { BaseCommand } from '../lib/base-command.js';
 import { requestIdFlag } from '../lib/flags.js';
+import { readStdin } from '../lib/stdin.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -111,10 +112,4 @@ function bodyForStdout(response: ApiResponse): string {
   if (!process.stdout.isTTY) return response.text;
   if (typeof response.body === 'string') return response.text.endsWith('\n') ? response.text : `${response.text}\n`;
   return `${ux.colorizeJson(response.body, { pretty: true })}\n`;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { runServe } from '../lib/serve.js';
-import { SERVE_FLAGS } from '../lib/serve-flags.js';
+import { LOG_LEVELS, runServe } from '../lib/serve.js';
 
 export default class Serve extends Command {
   static override summary = 'Run the embedded payments server (stateful, on SQLite or PostgreSQL)';
@@ -20,22 +19,34 @@ On first start it creates a default merchant account and app, and writes a "loca
   ];
 
   static override flags = {
-    host: Flags.string(SERVE_FLAGS.host),
-    port: Flags.integer(SERVE_FLAGS.port),
-    db: Flags.string(SERVE_FLAGS.db),
-    'db-pool-size': Flags.integer(SERVE_FLAGS['db-pool-size']),
-    'credentials-file': Flags.string(SERVE_FLAGS['credentials-file']),
-    'signing-key-secret': Flags.string(SERVE_FLAGS['signing-key-secret']),
-    'client-id': Flags.string(SERVE_FLAGS['client-id']),
-    'client-secret': Flags.string(SERVE_FLAGS['client-secret']),
-    'admin-key': Flags.string(SERVE_FLAGS['admin-key']),
-    'public-url': Flags.string(SERVE_FLAGS['public-url']),
-    journal: Flags.boolean(SERVE_FLAGS.journal),
-    'journal-size': Flags.integer(SERVE_FLAGS['journal-size']),
-    'log-level': Flags.option(SERVE_FLAGS['log-level'])(),
-    'save-profile': Flags.boolean(SERVE_FLAGS['save-profile']),
-    json: Flags.boolean(SERVE_FLAGS.json),
-    seed: Flags.string(SERVE_FLAGS.seed),
+    host: Flags.string({ description: 'interface to listen on', default: '127.0.0.1' }),
+    port: Flags.integer({ description: 'port to listen on (0 = any free port)', default: 8765, min: 0, max: 65535 }),
+    db: Flags.string({
+      description: 'SQLite file (":memory:" for a throwaway run) or postgres://USER:PASSWORD@HOST:PORT/DB URL (PostgreSQL 15+, ?sslmode= honoured)',
+      env: 'PAYCTL_DB',
+    }),
+    'db-pool-size': Flags.integer({ description: 'PostgreSQL: connections in the pool (default 10)', min: 1, max: 1000, env: 'PAYCTL_DB_POOL_SIZE' }),
+    'credentials-file': Flags.string({
+      description: 'where the default credentials and the signing-key secret are kept (default: beside the SQLite file; for PostgreSQL, one file per database in the data folder)',
+      env: 'PAYCTL_CREDENTIALS_FILE',
+    }),
+    'signing-key-secret': Flags.string({
+      description: "the webhook signing key's 32-byte secret in base64url, for replicas that share no credentials file",
+      env: 'PAYCTL_SIGNING_KEY_SECRET',
+    }),
+    'client-id': Flags.string({ description: "create or fix the default app's client id", env: 'PAYCTL_SERVE_CLIENT_ID' }),
+    'client-secret': Flags.string({ description: "create or fix the default app's client secret", env: 'PAYCTL_SERVE_CLIENT_SECRET' }),
+    'admin-key': Flags.string({ description: 'admin key for the control plane (generated if omitted)', env: 'PAYCTL_ADMIN_KEY' }),
+    'public-url': Flags.string({
+      description: 'base URL for links in answers and events (default: the listening address); other Host headers never write links',
+      env: 'PAYCTL_PUBLIC_URL',
+    }),
+    journal: Flags.boolean({ description: 'record every request and its answer (payctl sandbox requests); --no-journal records none', default: true, allowNo: true }),
+    'journal-size': Flags.integer({ description: 'requests the journal keeps per merchant', default: 10_000, min: 1, max: 1_000_000 }),
+    'log-level': Flags.option({ description: 'server log level (on stderr)', options: LOG_LEVELS, default: 'warn' as const })(),
+    'save-profile': Flags.boolean({ description: 'write the "local" profile for other payctl commands', default: true, allowNo: true }),
+    json: Flags.boolean({ description: 'print one JSON line with the base URL and credentials, nothing else on stdout' }),
+    seed: Flags.string({ description: 'run this scenario file (YAML or JSON, see payctl sandbox seed) as the default merchant before announcing the server' }),
   };
 
   async run(): Promise<void> {

@@ -1,6 +1,6 @@
 // Flag builders shared by commands, so that amounts, currencies and paging read the same everywhere.
 
-import { Flags } from '@oclif/core';
+import { Flags, type Interfaces } from '@oclif/core';
 import { UsageError } from './api/errors.js';
 import { MoneyParseError, canonicalDecimal, toMinorUnits, type Money } from './money.js';
 
@@ -50,27 +50,22 @@ export function yesFlag(options: { description?: string } = {}) {
   return Flags.boolean({ char: 'y', description: options.description ?? 'Do not ask for confirmation' });
 }
 
-export const pageFlag = Flags.custom<number>({
-  description: 'Page number, from 1',
-  helpValue: 'N',
-  async parse(input) {
-    return parseBoundedInteger(input, 1, 100_000, 'page');
-  },
-});
+/**
+ * --page: a page number from 1 to `max`, the last page the endpoint serves. Each list endpoint has
+ * its own limits, so each command passes them (oclif checks the bounds: exit 2 outside them).
+ */
+export function pageFlag(options: { max: number; default: number; exclusive?: string[] }): Interfaces.OptionFlag<number>;
+export function pageFlag(options: { max: number; exclusive?: string[] }): Interfaces.OptionFlag<number | undefined>;
+export function pageFlag(options: { max: number; default?: number; exclusive?: string[] }) {
+  return Flags.integer({ description: `Page number (1 to ${options.max})`, min: 1, ...options });
+}
 
-export const pageSizeFlag = Flags.custom<number>({
-  description: 'Items per page',
-  helpValue: 'N',
-  async parse(input) {
-    return parseBoundedInteger(input, 1, 100, 'page size');
-  },
-});
-
-function parseBoundedInteger(input: string, min: number, max: number, what: string): number {
-  if (!/^\d+$/.test(input)) throw new UsageError(`the ${what} must be a whole number; got "${input}"`);
-  const value = Number.parseInt(input, 10);
-  if (value < min || value > max) throw new UsageError(`the ${what} must be between ${min} and ${max}; got ${value}`);
-  return value;
+/** --page-size: how many `items` (a plural noun for the help) per page, from 1 to the endpoint's `max`. */
+export function pageSizeFlag(options: { max: number; items?: string; default: number }): Interfaces.OptionFlag<number>;
+export function pageSizeFlag(options: { max: number; items?: string }): Interfaces.OptionFlag<number | undefined>;
+export function pageSizeFlag(options: { max: number; items?: string; default?: number }) {
+  const { items = 'Items', ...bounds } = options;
+  return Flags.integer({ description: `${items} per page (1 to ${options.max})`, min: 1, ...bounds });
 }
 
 /** Checks an --amount against the currency it is in (decimals allowed) and builds the Money. */

@@ -1,10 +1,32 @@
 // `payctl serve`: start the embedded server, print where it listens, run until SIGINT or SIGTERM.
-// Called by the oclif command and, for a plain command line, by bin/run.js without oclif
-// (src/serve-direct.ts); both pass flags read against the one table in serve-flags.ts.
+// Called by the oclif command (src/commands/serve.ts) with the flags oclif parsed.
 
 import { defaultDatabasePath } from './paths.js';
 import { loadServer, schemaTemplatePath } from './server-loader.js';
-import { databaseForDisplay, type ServeFlags } from './serve-flags.js';
+import { databaseForDisplay } from './database-url.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The flags of `payctl serve`, as its command declares them. */
+export interface ServeFlags {
+  host: string;
+  port: number;
+  db?: string | undefined;
+  'db-pool-size'?: number | undefined;
+  'credentials-file'?: string | undefined;
+  'signing-key-secret'?: string | undefined;
+  'client-id'?: string | undefined;
+  'client-secret'?: string | undefined;
+  'admin-key'?: string | undefined;
+  'public-url'?: string | undefined;
+  journal: boolean;
+  'journal-size': number;
+  'log-level': LogLevel;
+  'save-profile': boolean;
+  json?: boolean | undefined;
+  seed?: string | undefined;
+}
 
 /** Runs the server until a signal stops it; the process's exit code (1: it could not start). */
 export async function runServe(flags: ServeFlags, root: string): Promise<number> {

@@ -80,35 +80,11 @@ describe('bundled commands', () => {
     expect([...loaded]).toEqual(expect.arrayContaining(['@oclif/core', 'zod', 'conf', 'dist/lib']));
   });
 
-  it('conf is bundled without ajv: no command that reads a profile evaluates the schema validator it never uses', () => {
-    for (const id of commandIds) {
-      const loaded = [...staticallyLoaded(`commands/${id.split(':').join('/')}`)];
-      expect(loaded.filter((name) => ['ajv', 'ajv-formats'].includes(name)), id).toEqual([]);
-    }
-    const writer = [...staticallyLoaded('config')];
-    expect(writer).toContain('conf');
-    expect(writer.filter((name) => name.startsWith('ajv'))).toEqual([]);
-  });
-
   it('the entry (--version, --help) loads oclif and the root help, no command and no heavy module', () => {
     const loaded = [...staticallyLoaded('main')];
     expect(loaded).toContain('@oclif/core');
     expect(loaded).toContain('dist/help.js');
     expect(loaded.filter((name) => ['zod', 'conf', 'ajv', 'dist/lib', 'dist/commands'].includes(name))).toEqual([]);
-  });
-
-  it('serve-direct (a plain `payctl serve`, before oclif) loads no oclif and none of the commands\' modules', () => {
-    const loaded = [...staticallyLoaded('serve-direct.cjs')];
-    expect(loaded).toContain('dist/lib');
-    expect(loaded.filter((name) => ['@oclif/core', 'zod', 'conf', 'ajv', 'chalk', 'dist/commands'].includes(name))).toEqual([]);
-    // Its dynamic imports, the profile writer and the --seed runner, are the ES-module entries beside it, which exist.
-    const dynamic = meta.outputs['dist/bundle/serve-direct.cjs']?.imports.filter((i) => i.kind === 'dynamic-import') ?? [];
-    expect(dynamic.map((i) => [i.path, i.external])).toEqual([
-      ['./config.js', true],
-      ['./scenario-seed.js', true],
-    ]);
-    expect(meta.outputs['dist/bundle/config.js']?.exports).toContain('writeLocalProfile');
-    expect(meta.outputs['dist/bundle/scenario-seed.js']?.exports).toContain('seedServer');
   });
 
   it('import() of a bundled module gets its named exports (esbuild gives a CommonJS chunk a default only)', () => {

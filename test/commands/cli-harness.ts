@@ -120,7 +120,7 @@ function buildState(commandIds: readonly string[]): BuildState {
   const scripts = newestMtime(join(REPO, 'scripts'), '.mjs');
   const newestSource = Math.max(0, ...sources.values(), ...scripts.values());
   const mtimeOf = (path: string) => (existsSync(join(REPO, path)) ? statSync(join(REPO, path)).mtimeMs : 0);
-  const bundleStale = ['dist/bundle/main.js', 'dist/bundle/serve-direct.cjs', 'dist/server-bundle.cjs'].some((path) => mtimeOf(path) < newestSource);
+  const bundleStale = ['dist/bundle/main.js', 'dist/server-bundle.cjs'].some((path) => mtimeOf(path) < newestSource);
   const manifestPath = join(REPO, 'oclif.manifest.json');
   const manifestCommands = existsSync(manifestPath)
     ? Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as { commands: Record<string, unknown> }).commands)

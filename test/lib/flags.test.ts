@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, exitCodeFor } from '../../src/lib/api/errors.js';
-import { amountFlag, currencyFlag, moneyFromFlags, pageSizeFlag } from '../../src/lib/flags.js';
+import { amountFlag, currencyFlag, moneyFromFlags, pageFlag, pageSizeFlag } from '../../src/lib/flags.js';
 
 /** Runs a flag's own parse function as oclif would. */
 async function parseWith<T>(flag: { parse?: (input: string, context: never, options: never) => Promise<T> }, input: string): Promise<T> {
@@ -33,11 +33,22 @@ describe('currency flag', () => {
   });
 });
 
-describe('page size flag', () => {
-  it('accepts 1..100 only', async () => {
-    await expect(parseWith(pageSizeFlag(), '100')).resolves.toBe(100);
-    await expect(parseWith(pageSizeFlag(), '0')).rejects.toThrow(/between 1 and 100/);
-    await expect(parseWith(pageSizeFlag(), '2.5')).rejects.toThrow(/whole number/);
+describe('page flags', () => {
+  // oclif passes the flag's own options (min, max) to its parse function.
+  const parseBounded = (flag: { parse: (input: string, context: never, options: never) => Promise<unknown> }, input: string) =>
+    flag.parse(input, {} as never, flag as never);
+
+  it('take the bounds the command passes, and say them in the help', async () => {
+    const size = pageSizeFlag({ max: 50, items: 'Disputes' });
+    expect(size.description).toBe('Disputes per page (1 to 50)');
+    await expect(parseBounded(size, '50')).resolves.toBe(50);
+    await expect(parseBounded(size, '51')).rejects.toThrow(/less than or equal to 50/);
+    await expect(parseBounded(size, '0')).rejects.toThrow(/greater than or equal to 1/);
+    await expect(parseBounded(size, '2.5')).rejects.toThrow(/integer/);
+    const page = pageFlag({ max: 1000 });
+    expect(page.description).toBe('Page number (1 to 1000)');
+    await expect(parseBounded(page, '1000')).resolves.toBe(1000);
+    await expect(parseBounded(page, '1001')).rejects.toThrow(/less than or equal to 1000/);
   });
 });
 

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseServeArgs } from '../../src/lib/serve-flags.js';
+import { Parser } from '@oclif/core';
+import Serve from '../../src/commands/serve.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, waitUntil, type Receiver } from '../server/webhooks-support.js';
 import { settle } from './fixtures/resources.js';
@@ -169,9 +170,15 @@ describe('with --public-url', () => {
     expect(hrefs(direct.body).every((href) => href.startsWith(`${t.url}/v2/`))).toBe(true);
   });
 
-  it('is read by payctl serve (both flag readers share one table) and refused when it is not an http(s) URL', async () => {
-    expect(parseServeArgs(['--public-url', PUBLIC], {})).toMatchObject({ 'public-url': PUBLIC });
-    expect(parseServeArgs([], { PAYCTL_PUBLIC_URL: PUBLIC })).toMatchObject({ 'public-url': PUBLIC });
+  it('is read by payctl serve (flag or environment) and refused when it is not an http(s) URL', async () => {
+    const serveFlags = async (argv: string[]) => (await Parser.parse(argv, { flags: Serve.flags, strict: true })).flags;
+    expect(await serveFlags(['--public-url', PUBLIC])).toMatchObject({ 'public-url': PUBLIC });
+    process.env.PAYCTL_PUBLIC_URL = PUBLIC;
+    try {
+      expect(await serveFlags([])).toMatchObject({ 'public-url': PUBLIC });
+    } finally {
+      delete process.env.PAYCTL_PUBLIC_URL;
+    }
     await expect(startTestServer({ memory: true, publicUrl: 'ftp://payments.example.test' })).rejects.toThrow(/--public-url/);
     await expect(startTestServer({ memory: true, publicUrl: 'https://payments.example.test/?a=1' })).rejects.toThrow(/--public-url/);
   });

@@ -35,7 +35,7 @@ const pairs = <S extends string>(statuses: readonly S[]) => statuses.flatMap((fr
 describe('batch status table', () => {
   it.each(pairs(BATCH_STATUSES))('%s -> %s', (from, to) => {
     const allowed = BATCH_ALLOWED.some(([a, b]) => a === from && b === to);
-    const attempt = () => assertBatchCanTransition(from, to, 'move');
+    const attempt = () => assertBatchCanTransition('move', from, to);
     if (allowed) {
       expect(attempt).not.toThrow();
       return;
@@ -53,7 +53,7 @@ describe('batch status table', () => {
 describe('item status table', () => {
   it.each(pairs(ITEM_STATUSES))('%s -> %s', (from, to) => {
     const allowed = ITEM_ALLOWED.some(([a, b]) => a === from && b === to);
-    const attempt = () => assertItemCanTransition(from, to, 'move');
+    const attempt = () => assertItemCanTransition('move', from, to);
     if (allowed) {
       expect(attempt).not.toThrow();
       return;

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { listDisputes, nextPageToken, type Dispute, type DisputeList } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { pageSizeFlag } from '../../lib/flags.js';
 import { stdoutChalk } from '../../lib/render/colors.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
 import { dueText } from '../../lib/render/disputes.js';
@@ -27,7 +28,7 @@ under one day). --json prints the API's page; with --all, one document with ever
     'transaction-id': Flags.string({ description: 'Only disputes of this capture (transaction) id' }),
     state: Flags.string({ description: 'Only disputes in this state (repeatable)', options: STATES, multiple: true }),
     'start-time': Flags.string({ description: 'Only disputes opened at or after this RFC 3339 time (within 180 days)' }),
-    'page-size': Flags.integer({ description: 'Disputes per page (1 to 50)', min: 1, max: 50 }),
+    'page-size': pageSizeFlag({ max: 50, items: 'Disputes' }),
     all: Flags.boolean({ description: 'Fetch every page' }),
   };
 

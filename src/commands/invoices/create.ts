@@ -7,6 +7,7 @@ import { BaseCommand } from '../../lib/base-command.js';
 import { currencyFlag, requestIdFlag } from '../../lib/flags.js';
 import { MoneyParseError, canonicalDecimal, toMinorUnits } from '../../lib/money.js';
 import { formatMoney } from '../../lib/render/format.js';
+import { readStdin } from '../../lib/stdin.js';
 
 const TERMS = ['DUE_ON_RECEIPT', 'NET_10', 'NET_15', 'NET_30', 'NET_45', 'NET_60', 'NET_90', 'NO_DUE_DATE'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -39,12 +40,6 @@ async function readJson(file: string): Promise<unknown> {
   } catch {
     throw new UsageError(`${file === '-' ? 'stdin' : file} is not valid JSON`);
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export default class InvoicesCreate extends BaseCommand<typeof InvoicesCreate> {

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { listInvoices, searchInvoices, type Invoice, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { pageFlag, pageSizeFlag } from '../../lib/flags.js';
 import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
 const STATUSES = [
@@ -26,8 +27,8 @@ end (100 per page, at most the API's 1000 pages); with --json it prints one invo
   ];
 
   static override flags = {
-    page: Flags.integer({ description: 'Page number (1 to 1000)', min: 1, max: 1000, exclusive: ['all'] }),
-    'page-size': Flags.integer({ description: 'Items per page (1 to 100)', min: 1, max: 100 }),
+    page: pageFlag({ max: 1000, exclusive: ['all'] }),
+    'page-size': pageSizeFlag({ max: 100 }),
     all: Flags.boolean({ description: 'Follow every page' }),
     status: Flags.string({ description: 'Only invoices in this status (repeatable, up to 5)', multiple: true, options: STATUSES }),
     total: Flags.boolean({ description: 'Ask for total_items and total_pages (shown on stderr)' }),

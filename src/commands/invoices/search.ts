@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { searchInvoices, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { currencyFlag } from '../../lib/flags.js';
+import { currencyFlag, pageFlag, pageSizeFlag } from '../../lib/flags.js';
 import { canonicalDecimal } from '../../lib/money.js';
 import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
@@ -34,8 +34,8 @@ Recipient names and business names match on part of the name; e-mail matches who
     'max-total': Flags.string({ description: 'Largest total (needs --currency)', dependsOn: ['currency', 'min-total'] }),
     from: Flags.string({ description: 'Invoice date from (YYYY-MM-DD)', dependsOn: ['to'] }),
     to: Flags.string({ description: 'Invoice date to (YYYY-MM-DD)', dependsOn: ['from'] }),
-    page: Flags.integer({ description: 'Page number (1 to 1000)', min: 1, max: 1000 }),
-    'page-size': Flags.integer({ description: 'Items per page (1 to 100)', min: 1, max: 100 }),
+    page: pageFlag({ max: 1000 }),
+    'page-size': pageSizeFlag({ max: 100 }),
     total: Flags.boolean({ description: 'Ask for total_items and total_pages (shown on stderr)' }),
   };
 

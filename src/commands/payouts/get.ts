@@ -4,6 +4,7 @@ import type { ApiClient } from '../../lib/api/client.js';
 import { TimeoutError, UsageError } from '../../lib/api/errors.js';
 import { FINAL_BATCH_STATUSES, getPayoutBatch, type PayoutBatch } from '../../lib/api/payouts.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { pageFlag, pageSizeFlag } from '../../lib/flags.js';
 import { parseDuration } from '../../lib/duration.js';
 import { formatDate, formatValue } from '../../lib/render/format.js';
 
@@ -29,8 +30,8 @@ with exit code 8 after --timeout.`;
   };
 
   static override flags = {
-    page: Flags.integer({ description: 'Page of items, from 1', min: 1, max: 1000, default: 1 }),
-    'page-size': Flags.integer({ description: 'Items per page', min: 1, max: 1000, default: 100 }),
+    page: pageFlag({ max: 1000, default: 1 }),
+    'page-size': pageSizeFlag({ max: 1000, default: 100 }),
     wait: Flags.boolean({ description: 'Wait until the batch is done, showing progress on stderr' }),
     timeout: Flags.string({ description: 'How long --wait waits: 30s, 5m, 1h', default: '10m' }),
   };

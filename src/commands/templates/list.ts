@@ -1,6 +1,6 @@
-import { Flags } from '@oclif/core';
 import { listTemplates, type TemplateList } from '../../lib/api/templates.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { pageFlag, pageSizeFlag } from '../../lib/flags.js';
 
 export default class TemplatesList extends BaseCommand<typeof TemplatesList> {
   static override summary = 'List invoice templates';
@@ -11,8 +11,8 @@ Shows 100 per page unless --page-size says otherwise. --json prints the API's an
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json | jq -r ".templates[].name"'];
 
   static override flags = {
-    page: Flags.integer({ description: 'Page number (1 to 1000)', min: 1, max: 1000 }),
-    'page-size': Flags.integer({ description: 'Templates per page (1 to 100)', min: 1, max: 100 }),
+    page: pageFlag({ max: 1000 }),
+    'page-size': pageSizeFlag({ max: 100, items: 'Templates' }),
   };
 
   async run(): Promise<TemplateList> {

@@ -51,8 +51,8 @@ The API searches at most 31 days at a time: a longer range is cut into 31-day re
     'invoice-id': Flags.string({ helpValue: 'ID', description: 'Only transactions with this invoice id (filtered by payctl, reads every page)' }),
     'custom-id': Flags.string({ helpValue: 'ID', description: 'Only transactions with this custom field (filtered by payctl, reads every page)' }),
     all: Flags.boolean({ description: 'Follow every page of every 31-day window', exclusive: ['page'] }),
-    page: pageFlag({ description: 'Page number, from 1 (a range of at most 31 days)' }),
-    'page-size': pageSizeFlag({ description: 'Transactions per page (1 to 100; the API answers 100 by default)' }),
+    page: pageFlag({ max: 2_147_483_647 }),
+    'page-size': pageSizeFlag({ max: 500, items: 'Transactions' }),
     csv: Flags.boolean({ description: 'CSV with a header row, for reconciliation', exclusive: ['json'] }),
   };
 

@@ -169,11 +169,6 @@ export async function recordRefund(client: ApiClient, id: string, refund: Refund
   return z.looseObject({ refund_id: z.string() }).parse(response.body);
 }
 
-export async function nextInvoiceNumber(client: ApiClient, options: Mutation = {}): Promise<{ invoice_number: string }> {
-  const response = await client.request({ method: 'POST', path: '/v2/invoicing/generate-next-invoice-number', body: {}, ...withId(options) });
-  return z.looseObject({ invoice_number: z.string() }).parse(response.body);
-}
-
 /** The QR code PNG. Asked for as Base64 text (what the public API answers) and decoded here. */
 export async function invoiceQrCode(client: ApiClient, id: string, options: { width?: number; height?: number; action?: string } = {}): Promise<Buffer> {
   const response = await client.request({

@@ -49,8 +49,8 @@ const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 /**
  * Builds a statement's rows as objects of one fixed shape: an object literal compiled once per
  * column list. better-sqlite3 makes each row object key by key, and V8 moves it through a new
- * hidden class per column; for a page of 100 invoices (23 columns) that was ~60% of reading the
- * rows (849-916 -> 376-394 µs, same statement). Keys are JSON string literals of the column names
+ * hidden class per column; for a page of 100 invoices (23 columns) that was more than half of
+ * reading the rows. Keys are JSON string literals of the column names
  * (never request data); a repeated name keeps the last value, as better-sqlite3's objects do.
  */
 function rowBuilder(names: readonly string[]): RowBuilder {
@@ -111,7 +111,7 @@ class CachedConnection implements DatabaseConnection {
    * A cached statement's column names were read when it was prepared. A schema change (this
    * connection's or another process's) makes SQLite re-prepare it silently, and a `SELECT *` may
    * then return other columns in the same number (a rename): so the schema cookie is compared, at
-   * most once per event-loop turn (reading it is a read transaction, ~4.6 µs), and a change drops
+   * most once per event-loop turn (reading it is a read transaction), and a change drops
    * every cached statement.
    */
   private checkSchema(): void {

@@ -1,6 +1,6 @@
 // Statements on the hot paths, built once. Kysely's builder makes immutable, frozen nodes for every
 // call; for a keyed read or a one-row insert that costs more CPU than SQLite's own work (a capture
-// ran 11 statements, ~15 µs of building each). A prepared statement is built and compiled on first
+// runs 11 statements). A prepared statement is built and compiled on first
 // use with named slots in place of values; each run only fills the parameter array and runs the
 // compiled query: inside an open SQLite transaction straight on its connection (driver.ts,
 // runNowInTransaction), otherwise through Kysely's executor (same connection, same dialect).

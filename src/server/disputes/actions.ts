@@ -1,6 +1,6 @@
 // Which action each party may take now (API-NOTES §6.5), shared by the checks and the HATEOAS links.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import type { DisputeDetails } from './schema.js';
 import type { DisputeReason, DisputeStage, DisputeStatus } from './states.js';
 
@@ -30,7 +30,7 @@ export const BUYER_ACTIONS = ['message', 'accept-offer', 'deny-offer', 'escalate
 export type BuyerActionName = (typeof BUYER_ACTIONS)[number];
 
 interface Refusal {
-  issue: string;
+  issue: IssueCode;
   why: string;
 }
 

@@ -3,7 +3,7 @@
 import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
-import { ServiceError, serviceError } from '../http/errors.js';
+import { ServiceError, serviceError, type IssueCode } from '../http/errors.js';
 import type { UploadedFile } from './files.js';
 import type { Dispute } from './model.js';
 import type { DocumentRef, EvidenceInput, StoredEvidence } from './schema.js';
@@ -18,7 +18,7 @@ const FULFILLMENT_REASONS: ReadonlySet<DisputeReason> = new Set([
   'OTHER',
 ]);
 
-const invalid = (issue: string, description: string, field: string): ServiceError =>
+const invalid = (issue: IssueCode, description: string, field: string): ServiceError =>
   serviceError('VALIDATION_ERROR', issue, description, { field, location: 'body' });
 
 export interface EvidencePlan {

@@ -3,7 +3,7 @@
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { parseRfc3339 } from '../core/rfc3339.js';
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { disputeFromRow } from './model.js';
 import { renderSummary, type DisputeSummary } from './render.js';
@@ -21,7 +21,7 @@ export interface ListQuery {
   after?: { createTime: string; id: string };
 }
 
-const invalid = (issue: string, field: string, value: unknown, description: string) =>
+const invalid = (issue: IssueCode, field: string, value: unknown, description: string) =>
   serviceError('VALIDATION_ERROR', issue, description, { field, value, location: 'query' });
 
 function single(query: Record<string, unknown>, name: string): string | undefined {

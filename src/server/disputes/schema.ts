@@ -7,11 +7,8 @@ import { deferredSchemas, portableAddressSchema } from '../http/validation.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, OUTCOME_CODES } from './states.js';
 
 export const OFFER_TYPES = ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'] as const;
-export type OfferType = (typeof OFFER_TYPES)[number];
 export const ACCEPT_CLAIM_TYPES = ['REFUND', 'REFUND_WITH_RETURN', 'PARTIAL_REFUND', 'REFUND_WITH_RETURN_SHIPMENT_LABEL'] as const;
-export type AcceptClaimType = (typeof ACCEPT_CLAIM_TYPES)[number];
 export const ACKNOWLEDGEMENT_TYPES = ['ITEM_RECEIVED', 'ITEM_NOT_RECEIVED', 'DAMAGED', 'EMPTY_PACKAGE_OR_DIFFERENT', 'MISSING_ITEMS'] as const;
-export type AcknowledgementType = (typeof ACKNOWLEDGEMENT_TYPES)[number];
 
 // Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
 function build() {
@@ -224,7 +221,6 @@ export type EvidenceInput = z.infer<Built['evidenceInputSchema']>;
 export type Address = z.infer<Built['addressSchema']>;
 export type BuyerAction = z.infer<Built['buyerActionSchema']>;
 export type DocumentRef = z.infer<Built['documentRef']>;
-export type StoredMessage = z.infer<Built['storedMessage']>;
 export type StoredEvidence = z.infer<Built['storedEvidence']>;
 export type OfferEvent = z.infer<Built['offerEvent']>;
 export type DisputeDetails = z.infer<Built['detailsSchema']>;

@@ -55,7 +55,6 @@ export const OUTCOME_CODES = [
   'DENIED',
   'NONE',
 ] as const;
-export type OutcomeCode = (typeof OUTCOME_CODES)[number];
 
 export function assertCanTransition(operation: string, from: DisputeStatus, to: DisputeStatus): void {
   if (from === to || STATUS_TRANSITIONS[from].includes(to)) return;

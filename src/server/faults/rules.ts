@@ -109,7 +109,8 @@ export function checkRule(rule: RuleInput, routes: readonly RouteRef[]): void {
 /** The error a status or named rule answers with, in the service's shape. */
 export function faultError(respond: Respond, ruleId: string): ServiceError {
   const description = `Simulated by fault rule ${ruleId}.`;
-  if ('name' in respond) return serviceError(respond.name as ErrorName, respond.issue, description);
+  // The issue is one the API defines for the route (checkRule), not necessarily one payctl raises itself.
+  if ('name' in respond) return new ServiceError(respond.name as ErrorName, [{ issue: respond.issue, description }]);
   if (!('status' in respond)) throw new Error('faultError: neither a status nor a named error');
   const name = errorNameForStatus(respond.status) ?? 'INTERNAL_SERVER_ERROR';
   const headers: Record<string, string> = respond.retry_after !== undefined ? { 'retry-after': String(respond.retry_after) } : {};

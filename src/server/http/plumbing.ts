@@ -2,7 +2,7 @@
 
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, errorBody, newDebugId, serviceError } from './errors.js';
+import { ServiceError, errorBody, newDebugId, serviceError, type IssueCode } from './errors.js';
 import { nestingProblem } from './json-depth.js';
 
 declare module 'fastify' {
@@ -163,7 +163,7 @@ export function sendFrameworkError(error: FastifyError, request: FastifyRequest,
   return sendError(request, reply, fromFastifyError(error) ?? serviceError('INVALID_REQUEST', 'INVALID_PARAMETER_SYNTAX', 'The request is not valid.', { location: 'path' }));
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; issue: string; description: string; location: 'header' | 'body' }> = {
+const CLIENT_ERRORS: Record<string, { status: number; issue: IssueCode; description: string; location: 'header' | 'body' }> = {
   HPE_HEADER_OVERFLOW: { status: 431, issue: 'INVALID_STRING_MAX_LENGTH', description: 'The request line and headers are larger than the server accepts.', location: 'header' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, issue: 'REQUEST_TIMEOUT', description: 'The request was not received in time.', location: 'header' },
 };

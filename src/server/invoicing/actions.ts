@@ -5,14 +5,14 @@ import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { upperId } from '../core/ids.js';
 import type { Queryable } from '../db/schema.js';
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { MoneyParseError, fromMinorUnits, toMinorUnits } from '../../lib/money.js';
 import { ownInvoice, recordInvoiceEvent, todayOf, type InvoiceEventType } from './invoices.js';
 import { recordMessages, type MessageKind } from './outbox.js';
 import { invoicePath, invoiceResource, payerViewUrl, statusOf, viewOf, type InvoiceView, type Transactions } from './resource.js';
 import type { MoneyInput, NotificationInput, PaymentInput, RefundInput } from './schema.js';
-import { assertCanPerform, assertCanTransition, settledStatus, type InvoiceStatus } from './states.js';
+import { assertCanPerform, assertCanTransition, settledStatus, type InvoiceStatus, type InvoiceTransition } from './states.js';
 import * as store from './store.js';
 
 // ---- e-mail ----
@@ -63,8 +63,8 @@ async function saveAndReport(ctx: ServiceContext, row: store.InvoiceRow, event: 
   return view;
 }
 
-function moveTo(row: store.InvoiceRow, status: InvoiceStatus, ctx: ServiceContext): store.InvoiceRow {
-  assertCanTransition(statusOf(row), status);
+function moveTo(row: store.InvoiceRow, operation: InvoiceTransition, status: InvoiceStatus, ctx: ServiceContext): store.InvoiceRow {
+  assertCanTransition(operation, statusOf(row), status);
   return { ...row, status, update_time: isoMillis(ctx.now) };
 }
 
@@ -73,7 +73,7 @@ export type SendResult = { status: 200; body: Link } | { status: 202; body: { li
 /** Marks a DRAFT or SCHEDULED invoice sent and records its e-mails. */
 async function deliver(ctx: ServiceContext, row: store.InvoiceRow, notification: NotificationInput): Promise<void> {
   const sentTime = isoSeconds(ctx.now);
-  const sent = { ...moveTo(row, 'SENT', ctx), first_sent_time: row.first_sent_time ?? sentTime, last_sent_time: sentTime };
+  const sent = { ...moveTo(row, 'send', 'SENT', ctx), first_sent_time: row.first_sent_time ?? sentTime, last_sent_time: sentTime };
   const view = await saveAndReport(ctx, sent, undefined, '');
   await notify(ctx, view, 'INVOICE', notification, `Invoice ${row.invoice_number} from ${invoicerName(view)}`);
 }
@@ -89,7 +89,7 @@ export async function sendInvoice(ctx: ServiceContext, id: string, notification:
   if (row.invoice_date > todayOf(ctx.now)) {
     const view = viewOf(row);
     const body = JSON.stringify({ ...view.stored, notification });
-    const scheduled = { ...moveTo(row, 'SCHEDULED', ctx), body };
+    const scheduled = { ...moveTo(row, 'send', 'SCHEDULED', ctx), body };
     await saveAndReport(ctx, scheduled, 'SCHEDULED', `An invoice ${row.invoice_number} was scheduled for ${row.invoice_date}.`);
     return { status: 202, body: { links: [self] } };
   }
@@ -148,14 +148,14 @@ export async function remindInvoice(ctx: ServiceContext, id: string, notificatio
 export async function cancelInvoice(ctx: ServiceContext, id: string, notification: NotificationInput): Promise<void> {
   const row = await ownInvoice(ctx, id, { forUpdate: true });
   assertCanPerform('cancel', statusOf(row));
-  const cancelled = { ...moveTo(row, 'CANCELLED', ctx), cancel_time: isoSeconds(ctx.now) };
+  const cancelled = { ...moveTo(row, 'cancel', 'CANCELLED', ctx), cancel_time: isoSeconds(ctx.now) };
   const view = await saveAndReport(ctx, cancelled, 'CANCELLED', `An invoice ${row.invoice_number} was cancelled.`);
   await notify(ctx, view, 'CANCELLATION', notification, `Invoice ${row.invoice_number} was cancelled`);
 }
 
 // ---- payments and refunds ----
 
-const recordingError = (issue: string, description: string, field: string, value?: string) =>
+const recordingError = (issue: IssueCode, description: string, field: string, value?: string) =>
   serviceError('INVALID_REQUEST', issue, description, { field, ...(value === undefined ? {} : { value }), location: 'body' });
 
 /** A recorded payment's or refund's amount: in the invoice currency, positive, exact. */
@@ -179,7 +179,7 @@ function recordedMinor(amount: MoneyInput, currency: string): bigint {
 const transactionId = (ctx: ServiceContext): string => `EXTR-${upperId(ctx.deps.ids, 16)}`;
 const typeOf = (method: string): string => (method === 'PLATFORM' ? 'PLATFORM' : 'EXTERNAL');
 
-function settle(row: store.InvoiceRow, transactions: Transactions, ctx: ServiceContext): store.InvoiceRow {
+function settle(row: store.InvoiceRow, operation: InvoiceTransition, transactions: Transactions, ctx: ServiceContext): store.InvoiceRow {
   const paid = transactions.payments.reduce((sum, payment) => sum + BigInt(payment.amount_minor), 0n);
   const refunded = transactions.refunds.reduce((sum, refund) => sum + BigInt(refund.amount_minor), 0n);
   const status = settledStatus({
@@ -190,7 +190,7 @@ function settle(row: store.InvoiceRow, transactions: Transactions, ctx: ServiceC
     refundsAllPlatform: transactions.refunds.every((refund) => refund.type === 'PLATFORM'),
   });
   return {
-    ...moveTo(row, status, ctx),
+    ...moveTo(row, operation, status, ctx),
     paid_minor: paid,
     refunded_minor: refunded,
     transactions: JSON.stringify(transactions),
@@ -229,7 +229,7 @@ export async function recordPayment(ctx: ServiceContext, id: string, input: Paym
     ...(tip > 0n ? { gratuity_minor: tip.toString() } : {}),
     ...(input.shipping_info !== undefined ? { shipping_info: input.shipping_info as Record<string, unknown> } : {}),
   });
-  const settled = settle(row, transactions, ctx);
+  const settled = settle(row, 'record-payment', transactions, ctx);
   await saveAndReport(ctx, settled, 'PAID', `A payment of ${fromMinorUnits(amount, row.currency)} ${row.currency} was recorded on invoice ${row.invoice_number}.`);
   return { payment_id: paymentId };
 }
@@ -254,7 +254,7 @@ export async function deletePayment(ctx: ServiceContext, id: string, transaction
       location: 'path',
     });
   }
-  await saveAndReport(ctx, settle(row, transactions, ctx), 'UPDATED', `A payment was deleted from invoice ${row.invoice_number}.`);
+  await saveAndReport(ctx, settle(row, 'delete-payment', transactions, ctx), 'UPDATED', `A payment was deleted from invoice ${row.invoice_number}.`);
 }
 
 export async function recordRefund(ctx: ServiceContext, id: string, input: RefundInput): Promise<{ refund_id: string }> {
@@ -278,7 +278,7 @@ export async function recordRefund(ctx: ServiceContext, id: string, input: Refun
     refund_date: input.refund_date ?? todayOf(ctx.now),
     amount_minor: amount.toString(),
   });
-  const settled = settle(row, transactions, ctx);
+  const settled = settle(row, 'record-refund', transactions, ctx);
   await saveAndReport(ctx, settled, 'REFUNDED', `A refund of ${fromMinorUnits(amount, row.currency)} ${row.currency} was recorded on invoice ${row.invoice_number}.`);
   return { refund_id: refundId };
 }
@@ -295,7 +295,7 @@ export async function deleteRefund(ctx: ServiceContext, id: string, refundId: st
     });
   }
   transactions.refunds.splice(index, 1);
-  await saveAndReport(ctx, settle(row, transactions, ctx), 'UPDATED', `A refund was deleted from invoice ${row.invoice_number}.`);
+  await saveAndReport(ctx, settle(row, 'delete-refund', transactions, ctx), 'UPDATED', `A refund was deleted from invoice ${row.invoice_number}.`);
 }
 
 /** Notifies recipients of an update to a sent invoice, as the PUT's query asks. */

@@ -8,7 +8,7 @@ import { minimalBody, returnPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery, queryInteger } from '../http/validation.js';
 import * as actions from './actions.js';
 import * as invoices from './invoices.js';
-import { throwMockedError } from './mock.js';
+import { applyMock } from '../http/mock-response.js';
 import { listMessages } from './outbox.js';
 import { invoiceQrCode } from './qr.js';
 import {
@@ -41,14 +41,14 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   const one = `${base}/:invoice_id`;
 
   app.get(base, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const query = parseQuery(listQuerySchema, request.query);
     const page = await invoices.listInvoices(serviceContext(deps, request), query);
     return reply.type(JSON_TYPE).send(page.json);
   });
 
   app.post(base, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const input = parseBody(invoiceSchema, request.body);
     const preference = returnPreference(request, 'representation');
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.create' }, async (ctx) => {
@@ -59,13 +59,13 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.get(one, async (request) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     return invoices.getInvoice(serviceContext(deps, request), id);
   });
 
   app.put(one, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const query = parseQuery(updateQuerySchema, request.query);
     const input = parseBody(invoiceSchema, request.body);
@@ -79,7 +79,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.delete(one, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.delete' }, async (ctx) => {
       await invoices.deleteInvoice(ctx, id);
@@ -89,7 +89,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.post(`${one}/send`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const notification = parseBody(notificationSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.send' }, (ctx) => actions.sendInvoice(ctx, id, notification));
@@ -101,7 +101,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     ['cancel', actions.cancelInvoice],
   ] as const) {
     app.post(`${one}/${verb}`, async (request, reply) => {
-      throwMockedError(request);
+      applyMock(request);
       const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
       const notification = parseBody(notificationSchema, request.body);
       const result = await runMutation(deps, request, { operation: `invoicing.invoices.${verb}` }, async (ctx) => {
@@ -113,7 +113,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   }
 
   app.post(`${one}/payments`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const input = parseBody(paymentSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments' }, async (ctx) => ({
@@ -124,7 +124,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.delete(`${one}/payments/:transaction_id`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const params = parsePath(transactionParams, request.params);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments-delete' }, async (ctx) => {
       await actions.deletePayment(ctx, params.invoice_id, params.transaction_id);
@@ -135,7 +135,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
 
   // The spec's "record a refund for an invoice": 200 { refund_id }.
   app.post(`${one}/refunds`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const input = parseBody(refundSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds' }, async (ctx) => ({
@@ -146,7 +146,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.delete(`${one}/refunds/:transaction_id`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const params = parsePath(transactionParams, request.params);
     const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds-delete' }, async (ctx) => {
       await actions.deleteRefund(ctx, params.invoice_id, params.transaction_id);
@@ -157,7 +157,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
 
   // PNG bytes by default; `Accept: text/plain` gives the same PNG Base64-encoded, as the public API does.
   app.post(`${one}/generate-qr-code`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const options = parseBody(qrSchema, request.body);
     const png = await invoiceQrCode(serviceContext(deps, request), id, options);
@@ -167,7 +167,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.post('/v2/invoicing/generate-next-invoice-number', async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const result = await runMutation(deps, request, { operation: 'invoicing.generate-next-invoice-number' }, async (ctx) => ({
       status: 200,
       body: await invoices.generateNextNumber(ctx),
@@ -176,7 +176,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
   });
 
   app.post('/v2/invoicing/search-invoices', async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const query = parseQuery(searchQuerySchema, request.query);
     const search = toSearch(parseBody(searchSchema, request.body));
     const page = await invoices.searchInvoices(serviceContext(deps, request), search, query);

@@ -4,7 +4,7 @@ import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { writeEvent } from '../core/events.js';
 import { prefixedId, upperId } from '../core/ids.js';
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { priceContent } from './pricing.js';
 import { invoiceResource, invoiceSummary, NO_TRANSACTIONS, viewOf, statusOf, type InvoiceResource, type StoredInvoice } from './resource.js';
@@ -22,7 +22,7 @@ export function addDays(date: string, days: number): string {
 
 const NET_DAYS: Record<string, number> = { NET_10: 10, NET_15: 15, NET_30: 30, NET_45: 45, NET_60: 60, NET_90: 90 };
 
-const invalid = (issue: string, description: string, field: string, value?: unknown) =>
+const invalid = (issue: IssueCode, description: string, field: string, value?: unknown) =>
   serviceError('INVALID_REQUEST', issue, description, { field, ...(value === undefined ? {} : { value }), location: 'body' });
 
 /** The payment term with its due date worked out from the invoice date. */

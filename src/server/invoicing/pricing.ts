@@ -1,7 +1,7 @@
 // Turns an invoice body into the inputs of the amount arithmetic, refusing money that does not fit
 // the invoice's currency, and renders the computed breakdown back into the API's shape.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { MAX_INTEGER_DIGITS, MoneyParseError, currencyExponent, isSupportedCurrency, money, toMinorUnits, type Money } from '../../lib/money.js';
 import { computeAmounts, formatScaledDecimal, parseScaledDecimal, type InvoiceAmounts, type Reduction } from './amounts.js';
 import type { AmountInputBody, ItemInput, MoneyInput } from './schema.js';
@@ -14,7 +14,7 @@ export interface PricedContent {
   configuration?: { tax_calculated_after_discount?: boolean | undefined; tax_inclusive?: boolean | undefined } | undefined;
 }
 
-const invalid = (issue: string, description: string, field: string, value?: unknown) =>
+const invalid = (issue: IssueCode, description: string, field: string, value?: unknown) =>
   serviceError('INVALID_REQUEST', issue, description, { field, ...(value === undefined ? {} : { value }), location: 'body' });
 
 /** Minor units of a Money in the invoice's currency, or INVALID_REQUEST naming the field. */

@@ -43,8 +43,6 @@ const refundSchema = z.lazy(() =>
   }),
 );
 const transactionsSchema = z.lazy(() => z.object({ payments: z.array(paymentSchema), refunds: z.array(refundSchema) }));
-export type PaymentTransaction = z.infer<typeof paymentSchema>;
-export type RefundTransaction = z.infer<typeof refundSchema>;
 export type Transactions = z.infer<typeof transactionsSchema>;
 
 /**

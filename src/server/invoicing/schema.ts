@@ -20,7 +20,6 @@ export const PAYMENT_TERMS = [
   'NET_90',
   'NO_DUE_DATE',
 ] as const;
-export type PaymentTerm = (typeof PAYMENT_TERMS)[number];
 
 /** The transaction methods; `PLATFORM` is the provider's own wallet. */
 export const TRANSACTION_METHODS = [
@@ -33,7 +32,6 @@ export const TRANSACTION_METHODS = [
   'WIRE_TRANSFER',
   'OTHER',
 ] as const;
-export type TransactionMethod = (typeof TRANSACTION_METHODS)[number];
 
 const methodSchema = (invalidIssue: string) =>
   z.string().superRefine((method, ctx) => {
@@ -357,7 +355,6 @@ export const {
 export type MoneyInput = z.infer<Built['moneySchema']>;
 export type ItemInput = z.infer<Built['itemSchema']>;
 export type AmountInputBody = z.infer<Built['amountInputSchema']>;
-export type TemplateInfoInput = z.infer<Built['templateInfoSchema']>;
 export type TemplateInput = z.infer<Built['templateSchema']>;
 export type InvoiceInput = z.infer<Built['invoiceSchema']>;
 export type RefundInput = z.infer<Built['refundSchema']>;

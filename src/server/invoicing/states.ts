@@ -1,6 +1,6 @@
 // Invoice statuses, which operation each allows, and the refusal (with its issue code) for the rest.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export type InvoiceStatus =
   | 'DRAFT'
@@ -17,6 +17,8 @@ export type InvoiceStatus =
   | 'PAYMENT_PENDING';
 
 export type InvoiceOperation = 'update' | 'delete' | 'send' | 'remind' | 'cancel' | 'record-payment' | 'record-refund' | 'qr-code';
+/** What moves an invoice's status: the operations above, and deleting a recorded payment or refund. */
+export type InvoiceTransition = InvoiceOperation | 'delete-payment' | 'delete-refund';
 
 const PAID: readonly InvoiceStatus[] = ['PAID', 'MARKED_AS_PAID', 'PARTIALLY_PAID', 'PAYMENT_PENDING'];
 const REFUNDED: readonly InvoiceStatus[] = ['REFUNDED', 'PARTIALLY_REFUNDED', 'MARKED_AS_REFUNDED'];
@@ -49,7 +51,7 @@ export const ALLOWED: Record<InvoiceOperation, readonly InvoiceStatus[]> = {
   'qr-code': ['SENT', 'UNPAID', 'PARTIALLY_PAID', 'PAID', 'MARKED_AS_PAID', 'PARTIALLY_REFUNDED', 'REFUNDED', 'MARKED_AS_REFUNDED', 'PAYMENT_PENDING'],
 };
 
-function cancelIssue(status: InvoiceStatus): string {
+function cancelIssue(status: InvoiceStatus): IssueCode {
   if (status === 'DRAFT') return 'CANNOT_CANCEL_DRAFT_INVOICE';
   if (status === 'SCHEDULED') return 'CANNOT_CANCEL_SCHEDULED_INVOICE';
   if (status === 'CANCELLED') return 'INVOICE_CANCELED_ALREADY';
@@ -58,7 +60,7 @@ function cancelIssue(status: InvoiceStatus): string {
   return 'CANNOT_CANCEL_INVOICE';
 }
 
-const ISSUES: Record<InvoiceOperation, (status: InvoiceStatus) => string> = {
+const ISSUES: Record<InvoiceOperation, (status: InvoiceStatus) => IssueCode> = {
   update: () => 'CANNOT_UPDATE_INVOICE',
   delete: () => 'CANNOT_DELETE_INVOICE',
   send: (status) => (status === 'CANCELLED' ? 'INVOICE_CANCELED_ALREADY' : 'CANNOT_SEND_INVOICE'),
@@ -84,9 +86,10 @@ export function assertCanPerform(operation: InvoiceOperation, status: InvoiceSta
   );
 }
 
-export function assertCanTransition(from: InvoiceStatus, to: InvoiceStatus): void {
+/** Throws the API's refusal unless `operation` may move an invoice from `from` to `to`. */
+export function assertCanTransition(operation: InvoiceTransition, from: InvoiceStatus, to: InvoiceStatus): void {
   if (from === to || TRANSITIONS[from].includes(to)) return;
-  throw serviceError('UNPROCESSABLE_ENTITY', 'INVALID_STATUS_TRANSITION', `An invoice cannot go from ${from} to ${to}.`, {
+  throw serviceError('UNPROCESSABLE_ENTITY', 'INVALID_STATUS_TRANSITION', `Cannot ${operation.replace('-', ' ')}: an invoice cannot go from ${from} to ${to}.`, {
     field: '/status',
     value: from,
   });

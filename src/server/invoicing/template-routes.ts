@@ -5,7 +5,7 @@ import type { ServerDeps } from '../core/deps.js';
 import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { minimalBody, returnPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { throwMockedError } from './mock.js';
+import { applyMock } from '../http/mock-response.js';
 import { templateIdParams, templateListQuerySchema, templateSchema } from './schema.js';
 import * as templates from './templates.js';
 
@@ -13,13 +13,13 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
   const base = '/v2/invoicing/templates';
 
   app.get(base, async (request) => {
-    throwMockedError(request);
+    applyMock(request);
     const query = parseQuery(templateListQuerySchema, request.query);
     return templates.listTemplates(serviceContext(deps, request), query);
   });
 
   app.post(base, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const input = parseBody(templateSchema, request.body);
     const preference = returnPreference(request, 'representation');
     const result = await runMutation(deps, request, { operation: 'invoicing.templates.create' }, async (ctx) => {
@@ -30,14 +30,14 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
   });
 
   app.get(`${base}/:template_id`, async (request) => {
-    throwMockedError(request);
+    applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
     return templates.getTemplate(serviceContext(deps, request), id);
   });
 
   // The spec's "fully update a template": 200, the whole template only with return=representation.
   app.put(`${base}/:template_id`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
     const input = parseBody(templateSchema, request.body);
     const preference = returnPreference(request, 'minimal');
@@ -49,7 +49,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
   });
 
   app.delete(`${base}/:template_id`, async (request, reply) => {
-    throwMockedError(request);
+    applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
     const result = await runMutation(deps, request, { operation: 'invoicing.templates.delete' }, async (ctx) => {
       await templates.deleteTemplate(ctx, id);

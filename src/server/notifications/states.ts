@@ -20,7 +20,3 @@ export const DELIVERY_TRANSITIONS: Record<DeliveryStatus, readonly DeliveryStatu
 export function canTransition(from: DeliveryStatus, to: DeliveryStatus): boolean {
   return DELIVERY_TRANSITIONS[from].includes(to);
 }
-
-export function isDeliveryStatus(value: string): value is DeliveryStatus {
-  return (DELIVERY_STATUSES as readonly string[]).includes(value);
-}

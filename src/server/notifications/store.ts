@@ -233,7 +233,7 @@ export async function subscriptionsOfAccounts(db: Queryable, accountIds: readonl
 
 export async function insertDeliveries(db: Queryable, rows: readonly DeliveryRow[]): Promise<void> {
   // One prepared insert per row: a multi-row insert built by Kysely cost more CPU to build (and a new
-  // statement for every row count) than SQLite spent inserting (~43 µs per event under the webhook bench).
+  // statement for every row count) than SQLite spent inserting, under the webhook bench.
   for (const row of rows) await insertRow(db, 'webhook_deliveries', row);
 }
 
@@ -345,10 +345,6 @@ export async function releaseDeliveryLeases(db: Queryable, owner: string, ids: r
   await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
 }
 
-export function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export type AttemptOutcome = Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'update_time'>;
 
 /**
@@ -372,8 +368,8 @@ const leasedDeliveryStatus = prepared<{ id: string; owner: string }, { status: s
  * attempt was in flight keeps its status but counts it. Returns how many were recorded.
  */
 export async function recordAttempts(db: Queryable, owner: string, results: ReadonlyArray<{ attempt: AttemptRow; outcome: AttemptOutcome }>): Promise<number> {
-  // Prepared statements, one row each (db/prepared.ts): built by Kysely, these batches cost ~27 µs of
-  // CPU per delivery under the webhook bench.
+  // Prepared statements, one row each (db/prepared.ts): built by Kysely, these batches were a
+  // measurable share of the CPU per delivery under the webhook bench.
   let recorded = 0;
   for (const { attempt, outcome } of results) {
     const current = await leasedDeliveryStatus.first(db, { id: attempt.delivery_id, owner });

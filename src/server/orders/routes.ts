@@ -9,7 +9,7 @@ import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../h
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
-import { applyMock } from '../payments/api.js';
+import { applyMock } from '../http/mock-response.js';
 import type { Order } from './present.js';
 import { approvalPage, approvedPage, missingOrderPage } from './approve-page.js';
 import {

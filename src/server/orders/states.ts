@@ -1,6 +1,6 @@
 // Lifecycle of a checkout order: created, approved by the payer, then authorized or captured.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export type OrderStatus = 'CREATED' | 'SAVED' | 'APPROVED' | 'VOIDED' | 'COMPLETED' | 'PAYER_ACTION_REQUIRED';
 export type OrderOperation = 'approve' | 'authorize' | 'capture' | 'confirm';
@@ -14,7 +14,7 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   VOIDED: [],
 };
 
-const REFUSALS: Record<OrderOperation, Partial<Record<OrderStatus, string>>> = {
+const REFUSALS: Record<OrderOperation, Partial<Record<OrderStatus, IssueCode>>> = {
   approve: { COMPLETED: 'ORDER_COMPLETED_OR_VOIDED', VOIDED: 'ORDER_COMPLETED_OR_VOIDED' },
   authorize: {
     CREATED: 'ORDER_NOT_APPROVED',

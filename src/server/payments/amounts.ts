@@ -1,10 +1,10 @@
 // Business checks on amounts sent by callers: supported currency, decimals, size, sign, breakdown.
 
 import { MoneyParseError, fromMinorUnits, parseMoney } from '../../lib/money.js';
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 import { BREAKDOWN_PARTS, type AmountWithBreakdownInput, type MoneyInput } from './schema.js';
 
-const ISSUE_FOR_PARSE: Record<MoneyParseError['issue'], string> = {
+const ISSUE_FOR_PARSE: Record<MoneyParseError['issue'], IssueCode> = {
   INVALID_PARAMETER_SYNTAX: 'INVALID_PARAMETER_SYNTAX',
   DECIMAL_PRECISION: 'DECIMAL_PRECISION',
   DECIMALS_NOT_SUPPORTED: 'DECIMALS_NOT_SUPPORTED',

@@ -47,8 +47,7 @@ export function createPaymentsApi(): PaymentsApi {
 export type { Authorization, Capture, NewAuthorization, NewCapture, OrderPayments, PaymentResource, Refund, StoredCapture };
 
 // Shared as values, not calls: the Money shapes and checks that orders validate with, the card
-// checks orders keep, and the mock-response header that orders' payment steps honour.
+// checks orders keep.
 export { amountOf, checkBreakdown } from './amounts.js';
-export { applyMock } from './mock.js';
 export { cardChecksJson, type CardChecks } from './present.js';
 export { amountWithBreakdownSchema, moneySchema, type MoneyInput } from './schema.js';

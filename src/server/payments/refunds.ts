@@ -12,7 +12,7 @@ import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
 import { captureDetailsSchema, presentRefund, type Refund, type RefundDetails } from './present.js';
 import type { RefundBody } from './schema.js';
-import { assertCaptureCanTransition, captureStatusOf } from './states.js';
+import { assertCaptureCanTransition, assertNotReversed, captureStatusOf, type RefundStatus } from './states.js';
 import * as store from './store.js';
 
 /** Refunds one capture accepts. */
@@ -73,7 +73,8 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
   const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
   if (!row) throw notFound('capture', captureId);
   const status = captureStatusOf(row.status);
-  assertCaptureCanTransition('refund', status, 'REFUNDED', row.status_reason);
+  assertNotReversed(status, row.status_reason);
+  assertCaptureCanTransition('refund', status, 'REFUNDED');
   const remaining = row.amount_minor - row.refunded_minor;
   const amountMinor = requestedRefund(row, body, remaining);
   await assertRefundable(ctx, row, body, amountMinor < remaining, options);
@@ -106,7 +107,7 @@ export async function refundCapture(ctx: ServiceContext, captureId: string, body
     id: transactionId(ctx.deps.ids),
     account_id: ctx.accountId,
     capture_id: row.id,
-    status: 'COMPLETED',
+    status: 'COMPLETED' satisfies RefundStatus,
     currency: row.currency,
     amount_minor: amountMinor,
     fee_minor: fee,

@@ -7,8 +7,8 @@ import { callerOf } from '../http/auth.js';
 import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
+import { applyMock } from '../http/mock-response.js';
 import { registerExpiryJob } from './expiry.js';
-import { applyMock } from './mock.js';
 import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
 import type { Authorization, PaymentResource } from './present.js';
 import {

@@ -1,7 +1,7 @@
 // Lifecycles of authorizations, captures and refunds: which operation may move which status where,
 // and the issue code each refusal carries.
 
-import { serviceError, type ServiceError } from '../http/errors.js';
+import { serviceError, type ServiceError, type IssueCode } from '../http/errors.js';
 
 export type AuthorizationStatus = 'CREATED' | 'CAPTURED' | 'DENIED' | 'PARTIALLY_CAPTURED' | 'VOIDED' | 'PENDING';
 export type CaptureStatus = 'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED';
@@ -28,6 +28,18 @@ export const CAPTURE_TRANSITIONS: Record<CaptureStatus, readonly CaptureStatus[]
 };
 
 /**
+ * This server settles a refund when it is made: it is created COMPLETED and never moves. PENDING is
+ * the API's status for a refund waiting on funds, which then completes, fails or is cancelled; the
+ * table holds those moves so that a refund that ever waits follows the API's lifecycle.
+ */
+export const REFUND_TRANSITIONS: Record<RefundStatus, readonly RefundStatus[]> = {
+  PENDING: ['COMPLETED', 'FAILED', 'CANCELLED'],
+  COMPLETED: [],
+  FAILED: [],
+  CANCELLED: [],
+};
+
+/**
  * A reversed capture is REFUNDED (the spec's six statuses have no REVERSED) with one of these
  * status_details reasons; the reversal itself is carried by PAYMENT.CAPTURE.REVERSED and the dispute.
  */
@@ -42,9 +54,10 @@ export const OPEN_AUTHORIZATION_STATUSES: readonly AuthorizationStatus[] = ['PEN
 
 export type AuthorizationOperation = 'capture' | 'void' | 'reauthorize' | 'review' | 'expire';
 export type CaptureOperation = 'refund' | 'complete' | 'decline' | 'reverse';
+export type RefundOperation = 'complete' | 'fail' | 'cancel';
 
 /** The issue each operation answers for a status it cannot act on. */
-const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<AuthorizationStatus, string>>> = {
+const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<AuthorizationStatus, IssueCode>>> = {
   capture: {
     PENDING: 'TRANSACTION_REFUSED',
     CAPTURED: 'AUTHORIZATION_ALREADY_CAPTURED',
@@ -73,7 +86,7 @@ const AUTHORIZATION_REFUSALS: Record<AuthorizationOperation, Partial<Record<Auth
   expire: {},
 };
 
-const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, string>>> = {
+const CAPTURE_REFUSALS: Record<CaptureOperation, Partial<Record<CaptureStatus, IssueCode>>> = {
   refund: {
     PENDING: 'PENDING_CAPTURE',
     REFUNDED: 'CAPTURE_FULLY_REFUNDED',
@@ -90,7 +103,7 @@ function refusal(
   operation: string,
   current: string,
   allowed: readonly string[],
-  issue: string,
+  issue: IssueCode,
 ): ServiceError {
   const from = allowed.length > 0 ? `from there it can go to ${allowed.join(', ')}` : 'that status is final';
   return serviceError('UNPROCESSABLE_ENTITY', issue, `Cannot ${operation} this ${resource}: its status is ${current} (${from}).`);
@@ -108,21 +121,26 @@ export function assertCanTransition(
   throw refusal('authorization', operation, current, allowed, issue);
 }
 
+/** Refuses to refund a reversed capture (a dispute lost) with the issue of its own the API gives it. */
+export function assertNotReversed(current: CaptureStatus, statusReason: string | null): void {
+  if (!isReversedCapture(current, statusReason)) return;
+  throw refusal('capture', 'refund', `${current} (reversed)`, CAPTURE_TRANSITIONS[current], 'REFUND_NOT_PERMITTED_DUE_TO_CHARGEBACK');
+}
+
 /** The capture counterpart of assertCanTransition. */
-export function assertCaptureCanTransition(
-  operation: CaptureOperation,
-  current: CaptureStatus,
-  target: CaptureStatus,
-  statusReason: string | null = null,
-): void {
+export function assertCaptureCanTransition(operation: CaptureOperation, current: CaptureStatus, target: CaptureStatus): void {
   const allowed = CAPTURE_TRANSITIONS[current];
   if (allowed.includes(target)) return;
-  if (operation === 'refund' && isReversedCapture(current, statusReason)) {
-    throw refusal('capture', operation, `${current} (reversed)`, allowed, 'REFUND_NOT_PERMITTED_DUE_TO_CHARGEBACK');
-  }
   const fallback = operation === 'refund' ? 'REFUND_NOT_ALLOWED' : operation === 'reverse' ? 'REVERSAL_NOT_ALLOWED' : 'CAPTURE_NOT_PENDING';
   const issue = CAPTURE_REFUSALS[operation][current] ?? fallback;
   throw refusal('capture', operation, current, allowed, issue);
+}
+
+/** The refund counterpart of assertCanTransition. */
+export function assertRefundCanTransition(operation: RefundOperation, current: RefundStatus, target: RefundStatus): void {
+  const allowed = REFUND_TRANSITIONS[current];
+  if (allowed.includes(target)) return;
+  throw refusal('refund', operation, current, allowed, 'REFUND_NOT_ALLOWED');
 }
 
 export function isAuthorizationStatus(value: string): value is AuthorizationStatus {
@@ -141,4 +159,9 @@ export function authorizationStatusOf(value: string): AuthorizationStatus {
 export function captureStatusOf(value: string): CaptureStatus {
   if (!isCaptureStatus(value)) throw new Error(`unknown capture status in storage: ${value}`);
   return value;
+}
+
+export function refundStatusOf(value: string): RefundStatus {
+  if (!(value in REFUND_TRANSITIONS)) throw new Error(`unknown refund status in storage: ${value}`);
+  return value as RefundStatus;
 }

@@ -75,7 +75,7 @@ async function startBatch(deps: ServerDeps, accountId: string, batchId: string):
       if (available < needed) covered = false;
     }
     const to = covered ? 'PROCESSING' : 'DENIED';
-    assertBatchCanTransition('PENDING', to, covered ? 'start processing' : 'deny');
+    assertBatchCanTransition(covered ? 'start processing' : 'deny', 'PENDING', to);
     const now = isoSeconds(ctx.now);
     await moveBatchOrFail(trx, accountId, batchId, 'PENDING', to, covered ? null : now);
     if (!covered) await failEveryItem(ctx, batch, now);
@@ -145,7 +145,7 @@ async function processChunk(deps: ServerDeps, accountId: string, batchId: string
     const groups = new Map<string, { outcome: Outcome; items: store.ItemRow[] }>();
     for (const item of items) {
       const outcome = outcomeOf(item, accountId, owners);
-      assertItemCanTransition('PENDING', outcome.status, 'settle');
+      assertItemCanTransition('settle', 'PENDING', outcome.status);
       const key = `${outcome.status}:${outcome.errorName ?? ''}`;
       const group = groups.get(key) ?? { outcome, items: [] };
       group.items.push(item);
@@ -167,7 +167,7 @@ async function processChunk(deps: ServerDeps, accountId: string, batchId: string
     settled.sort((a, b) => Number(a.position - b.position));
     for (const item of settled) await writeItemEvent(ctx, item, batch.sender_batch_id);
     if (items.length === CHUNK_SIZE) return false;
-    assertBatchCanTransition('PROCESSING', 'SUCCESS', 'complete');
+    assertBatchCanTransition('complete', 'PROCESSING', 'SUCCESS');
     await moveBatchOrFail(trx, accountId, batchId, 'PROCESSING', 'SUCCESS', now);
     const totals = await store.batchTotals(trx, batchId, CHARGED_ITEM_STATUSES);
     await writeBatchEvent(ctx, { ...batch, status: 'SUCCESS', time_completed: now }, totals, 'PAYMENT.PAYOUTSBATCH.SUCCESS');

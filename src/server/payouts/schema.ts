@@ -180,4 +180,3 @@ export const { createPayoutSchema, batchQuerySchema, batchPathSchema, itemPathSc
 
 export type CreatePayoutRequest = z.infer<Built['createPayoutSchema']>;
 export type PayoutItemRequest = z.infer<Built['payoutItemSchema']>;
-export type SenderBatchHeader = z.infer<Built['senderBatchHeaderSchema']>;

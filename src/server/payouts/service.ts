@@ -176,7 +176,7 @@ export async function getPayoutItem(ctx: ServiceContext, itemId: string): Promis
 /** Only an UNCLAIMED item can be cancelled: it becomes RETURNED and its amount and fee go back. */
 export async function cancelPayoutItem(ctx: ServiceContext, itemId: string): Promise<StoredResponse> {
   const { item, senderBatchId } = await loadItem(ctx, itemId);
-  assertItemCanTransition(item.status as ItemStatus, 'RETURNED', 'cancel');
+  assertItemCanTransition('cancel', item.status as ItemStatus, 'RETURNED');
   const returned = await returnUnclaimedItem(ctx, item, senderBatchId, 'cancel');
   return { status: 200, body: itemResource(returned, ctx.baseUrl, { standalone: true, senderBatchId }) };
 }

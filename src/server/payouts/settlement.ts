@@ -12,7 +12,7 @@ import * as store from './store.js';
 export const UNCLAIMED_RETURN_SECONDS = 30 * 86_400;
 
 async function moveUnclaimed(ctx: ServiceContext, item: store.ItemRow, to: ItemStatus, errorName: string | null): Promise<store.ItemRow> {
-  assertItemCanTransition(item.status as ItemStatus, to, to === 'RETURNED' ? 'return' : 'claim');
+  assertItemCanTransition(to === 'RETURNED' ? 'return' : 'claim', item.status as ItemStatus, to);
   const timeProcessed = isoSeconds(ctx.now);
   const moved = await store.moveItem(ctx.db, { accountId: item.account_id, id: item.id }, 'UNCLAIMED', to, { timeProcessed, errorName });
   if (moved !== 1) {

@@ -1,6 +1,6 @@
 // Payout batch and item statuses, in the API's spelling, and the moves each may make.
 
-import { serviceError } from '../http/errors.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export const BATCH_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'DENIED', 'CANCELED'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -58,7 +58,7 @@ export function canTransition<S extends string>(table: Record<S, readonly S[]>, 
   return table[from].includes(to);
 }
 
-function refuse(what: string, operation: string, from: string, allowedFrom: readonly string[], issue: string) {
+function refuse(what: string, operation: string, from: string, allowedFrom: readonly string[], issue: IssueCode) {
   const allowed = allowedFrom.length > 0 ? allowedFrom.join(', ') : 'none';
   return serviceError(
     'UNPROCESSABLE_ENTITY',
@@ -73,17 +73,14 @@ function sourcesOf<S extends string>(table: Record<S, readonly S[]>, to: S): S[]
   return (Object.keys(table) as S[]).filter((from) => table[from].includes(to));
 }
 
-export function assertBatchCanTransition(from: BatchStatus, to: BatchStatus, operation: string): void {
+export function assertBatchCanTransition(operation: string, from: BatchStatus, to: BatchStatus): void {
   if (!canTransition(BATCH_TRANSITIONS, from, to)) {
     throw refuse('payout batch', operation, from, sourcesOf(BATCH_TRANSITIONS, to), 'BATCH_INCORRECT_STATUS');
   }
 }
 
-export function assertItemCanTransition(from: ItemStatus, to: ItemStatus, operation: string): void {
+export function assertItemCanTransition(operation: string, from: ItemStatus, to: ItemStatus): void {
   if (!canTransition(ITEM_TRANSITIONS, from, to)) {
     throw refuse('payout item', operation, from, sourcesOf(ITEM_TRANSITIONS, to), 'ITEM_INCORRECT_STATUS');
   }
 }
-
-export const isBatchStatus = (value: string): value is BatchStatus => (BATCH_STATUSES as readonly string[]).includes(value);
-export const isItemStatus = (value: string): value is ItemStatus => (ITEM_STATUSES as readonly string[]).includes(value);

@@ -4,42 +4,6 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/schema.js';
 import type { BatchStatus, ItemStatus } from './states.js';
 
-declare module '../db/schema.js' {
-  interface Database {
-    payout_batches: {
-      id: string;
-      account_id: string;
-      sender_batch_id: string | null;
-      status: string;
-      item_count: bigint;
-      currency: string | null;
-      amount_minor: bigint | null;
-      sender_batch_header: string;
-      time_created: string;
-      created_at: string;
-      time_completed: string | null;
-    };
-    payout_items: {
-      id: string;
-      batch_id: string;
-      account_id: string;
-      position: bigint;
-      status: string;
-      recipient_type: string;
-      receiver: string;
-      receiver_key: string;
-      currency: string;
-      amount_minor: bigint;
-      fee_minor: bigint;
-      transaction_id: string;
-      error_name: string | null;
-      time_processed: string | null;
-      return_due: string | null;
-      detail: string;
-    };
-  }
-}
-
 export interface BatchRow {
   id: string;
   account_id: string;
@@ -72,6 +36,13 @@ export interface ItemRow {
   time_processed: string | null;
   return_due: string | null;
   detail: string;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    payout_batches: BatchRow;
+    payout_items: ItemRow;
+  }
 }
 
 /** SQLite allows 32766 bound values per statement; stay well below it. */

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { eventResourceId, listEvents, type WebhookEventList } from '../../../lib/api/webhooks.js';
 import { BaseCommand } from '../../../lib/base-command.js';
+import { pageSizeFlag } from '../../../lib/flags.js';
 import { formatDate } from '../../../lib/render/format.js';
 
 export default class WebhooksEventsList extends BaseCommand<typeof WebhooksEventsList> {
@@ -19,7 +20,7 @@ export default class WebhooksEventsList extends BaseCommand<typeof WebhooksEvent
     'transaction-id': Flags.string({ description: 'Only events about this resource (capture, authorization, refund, ...)' }),
     'start-time': Flags.string({ description: 'Created at or after (RFC 3339)' }),
     'end-time': Flags.string({ description: 'Created at or before (RFC 3339)' }),
-    'page-size': Flags.integer({ description: 'Events per page', min: 1, max: 300 }),
+    'page-size': pageSizeFlag({ max: 300, items: 'Events' }),
     'page-token': Flags.string({ description: 'Token of the next page, from a previous list' }),
   };
 
