@@ -3,25 +3,23 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, serverEnv, type CliResult } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, runCli, useCliServer } from './cli-harness.js';
 
-let harness: TestServer;
-let configDir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ensureBuilt(['api', 'auth:login', 'auth:logout', 'auth:status', 'auth:token', 'sandbox:clock', 'sandbox:reset', 'sandbox:accounts:create']);
-  harness = await startTestServer();
-  configDir = mkdtempSync(join(tmpdir(), 'payctl-cli-config-'));
-  env = serverEnv(harness, configDir);
-}, 120_000);
-
-afterAll(async () => {
-  await harness?.close();
-  if (configDir) rmSync(configDir, { recursive: true, force: true });
-});
+const server = useCliServer(
+  [
+    'api',
+    'auth:login',
+    'auth:logout',
+    'auth:status',
+    'auth:token',
+    'sandbox:clock',
+    'sandbox:reset',
+    'sandbox:accounts:create',
+  ],
+  'payctl-cli-config-',
+  { server: {} },
+);
 
 function parseStdout<T>(result: CliResult): T {
   try {
@@ -33,14 +31,14 @@ function parseStdout<T>(result: CliResult): T {
 
 describe('payctl auth status', () => {
   it('--json reports the profile, credentials, merchant and token expiry', async () => {
-    const result = await runCli(['auth', 'status', '--json'], { env });
+    const result = await server.cli('auth', 'status', '--json');
     expect(result.code, result.stderr).toBe(0);
     const status = parseStdout<Record<string, unknown>>(result);
-    const whoami = await harness.request('GET', '/_payctl/whoami');
-    const creds = harness.server.defaultCredentials;
+    const whoami = await server.harness.request('GET', '/_payctl/whoami');
+    const creds = server.harness.server.defaultCredentials;
     expect(status).toMatchObject({
       profile: 'default',
-      base_url: harness.url,
+      base_url: server.harness.url,
       client_id: creds.client_id,
       app_id: whoami.body.app_id,
       merchant: { payer_id: creds.payer_id, email: creds.email },
@@ -52,10 +50,10 @@ describe('payctl auth status', () => {
   });
 
   it('fails with exit 4 on a bad secret even when a token for the client id is cached', async () => {
-    const warm = await runCli(['auth', 'status', '--json'], { env });
+    const warm = await server.cli('auth', 'status', '--json');
     expect(warm.code).toBe(0);
     const badSecret = 'definitely-not-the-secret';
-    const result = await runCli(['auth', 'status'], { env: { ...env, PAYCTL_CLIENT_SECRET: badSecret } });
+    const result = await runCli(['auth', 'status'], { env: { ...server.env, PAYCTL_CLIENT_SECRET: badSecret } });
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/AUTHENTICATION_FAILURE|invalid_client/);
@@ -77,38 +75,38 @@ describe('payctl auth status', () => {
 
 describe('payctl api', () => {
   it('GET /_payctl/clock prints the exact JSON body when piped', async () => {
-    const result = await runCli(['api', 'GET', '/_payctl/clock'], { env });
+    const result = await server.cli('api', 'GET', '/_payctl/clock');
     expect(result.code, result.stderr).toBe(0);
     const clock = parseStdout<{ payer_id: string; offset_seconds: number; now: string }>(result);
-    expect(clock.payer_id).toBe(harness.server.defaultCredentials.payer_id);
+    expect(clock.payer_id).toBe(server.harness.server.defaultCredentials.payer_id);
     expect(typeof clock.offset_seconds).toBe('number');
     expect(Number.isNaN(Date.parse(clock.now))).toBe(false);
     expect(result.stdout).toBe(JSON.stringify(JSON.parse(result.stdout)));
   });
 
   it('exits 3 on an unknown capture, with the error body on stderr and nothing on stdout', async () => {
-    const result = await runCli(['api', 'GET', '/v2/payments/captures/NOPE'], { env });
+    const result = await server.cli('api', 'GET', '/v2/payments/captures/NOPE');
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr)).toMatchObject({ name: expect.stringMatching(/NOT_FOUND|INVALID_RESOURCE_ID/) });
   });
 
   it('--json puts the error document on stderr with the status', async () => {
-    const result = await runCli(['api', 'GET', '/v2/payments/captures/NOPE', '--json'], { env });
+    const result = await server.cli('api', 'GET', '/v2/payments/captures/NOPE', '--json');
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr)).toMatchObject({ status: 404, debug_id: expect.any(String) });
   });
 
   it('exits 2 on a body the service rejects as invalid', async () => {
-    const result = await runCli(['api', 'POST', '/_payctl/clock', '--data', '{"advance_seconds":-5}'], { env });
+    const result = await server.cli('api', 'POST', '/_payctl/clock', '--data', '{"advance_seconds":-5}');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('advance_seconds');
   });
 
   it('exits 2 on an unknown flag, before any request', async () => {
-    const result = await runCli(['api', 'GET', '/_payctl/clock', '--no-such-flag'], { env });
+    const result = await server.cli('api', 'GET', '/_payctl/clock', '--no-such-flag');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('--no-such-flag');
@@ -119,7 +117,7 @@ describe('payctl auth login without a terminal', () => {
   it('exits 2 at once naming --client-secret instead of waiting for input', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'payctl-cli-login-'));
     try {
-      const result = await runCli(['auth', 'login', '--base-url', harness.url, '--client-id', 'someone'], {
+      const result = await runCli(['auth', 'login', '--base-url', server.harness.url, '--client-id', 'someone'], {
         env: { PAYCTL_CONFIG_DIR: fresh },
         timeoutMs: 15_000,
       });
@@ -135,14 +133,14 @@ describe('payctl auth login without a terminal', () => {
 
   it('saves a verified profile (0600), which later commands use, and logout forgets the secret', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'payctl-cli-login-'));
-    const creds = harness.server.defaultCredentials;
+    const creds = server.harness.server.defaultCredentials;
     try {
       const login = await runCli(
-        ['auth', 'login', '--base-url', harness.url, '--client-id', creds.client_id, '--client-secret', creds.client_secret, '--profile', 'ci', '--json'],
+        ['auth', 'login', '--base-url', server.harness.url, '--client-id', creds.client_id, '--client-secret', creds.client_secret, '--profile', 'ci', '--json'],
         { env: { PAYCTL_CONFIG_DIR: fresh } },
       );
       expect(login.code, login.stderr).toBe(0);
-      expect(parseStdout(login)).toMatchObject({ profile: 'ci', base_url: harness.url, client_id: creds.client_id });
+      expect(parseStdout(login)).toMatchObject({ profile: 'ci', base_url: server.harness.url, client_id: creds.client_id });
       expect(login.stdout).not.toContain(creds.client_secret);
       const configFile = join(fresh, 'config.json');
       expect(statSync(configFile).mode & 0o777).toBe(0o600);
@@ -166,7 +164,7 @@ describe('payctl auth login without a terminal', () => {
     const fresh = mkdtempSync(join(tmpdir(), 'payctl-cli-login-'));
     try {
       const result = await runCli(
-        ['auth', 'login', '--base-url', harness.url, '--client-id', harness.server.defaultCredentials.client_id, '--client-secret', 'wrong-secret-123'],
+        ['auth', 'login', '--base-url', server.harness.url, '--client-id', server.harness.server.defaultCredentials.client_id, '--client-secret', 'wrong-secret-123'],
         { env: { PAYCTL_CONFIG_DIR: fresh } },
       );
       expect(result.code).toBe(4);
@@ -181,26 +179,26 @@ describe('payctl auth login without a terminal', () => {
 
 describe('payctl sandbox', () => {
   it('clock advance 1d moves the offset forward by 86400 seconds', async () => {
-    const before = await runCli(['sandbox', 'clock', '--json'], { env });
+    const before = await server.cli('sandbox', 'clock', '--json');
     expect(before.code, before.stderr).toBe(0);
     const start = parseStdout<{ offset_seconds: number }>(before).offset_seconds;
-    const advanced = await runCli(['sandbox', 'clock', 'advance', '1d', '--json'], { env });
+    const advanced = await server.cli('sandbox', 'clock', 'advance', '1d', '--json');
     expect(advanced.code, advanced.stderr).toBe(0);
     expect(parseStdout<{ offset_seconds: number }>(advanced).offset_seconds).toBe(start + 86_400);
     // The cached token lives in real time: it still works after the clock moved.
-    const after = await runCli(['sandbox', 'clock', '--json'], { env });
+    const after = await server.cli('sandbox', 'clock', '--json');
     expect(after.code, after.stderr).toBe(0);
     expect(parseStdout<{ offset_seconds: number }>(after).offset_seconds).toBe(start + 86_400);
   });
 
   it('clock refuses a malformed duration with exit 2', async () => {
-    const result = await runCli(['sandbox', 'clock', 'advance', '3 weeks'], { env });
+    const result = await server.cli('sandbox', 'clock', 'advance', '3 weeks');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not a duration');
   });
 
   it('reset without a terminal and without --yes exits 2 saying to pass --yes', async () => {
-    const result = await runCli(['sandbox', 'reset'], { env });
+    const result = await server.cli('sandbox', 'reset');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('--yes');
@@ -208,21 +206,21 @@ describe('payctl sandbox', () => {
 
   it('accounts create prints the new credentials once, and they work', async () => {
     const created = await runCli(['sandbox', 'accounts', 'create', '--email', 'shop@example.com', '--json'], {
-      env: { ...env, PAYCTL_ADMIN_KEY: harness.adminKey },
+      env: { ...server.env, PAYCTL_ADMIN_KEY: server.harness.adminKey },
     });
     expect(created.code, created.stderr).toBe(0);
     const account = parseStdout<{ payer_id: string; email: string; client_id: string; client_secret: string }>(created);
     expect(account.email).toBe('shop@example.com');
     expect(created.stderr).toMatch(/secret/i);
     const status = await runCli(['auth', 'status', '--json'], {
-      env: { ...env, PAYCTL_CLIENT_ID: account.client_id, PAYCTL_CLIENT_SECRET: account.client_secret },
+      env: { ...server.env, PAYCTL_CLIENT_ID: account.client_id, PAYCTL_CLIENT_SECRET: account.client_secret },
     });
     expect(status.code, status.stderr).toBe(0);
     expect(parseStdout(status)).toMatchObject({ merchant: { payer_id: account.payer_id, email: 'shop@example.com' } });
   });
 
-  it('accounts create without an admin key exits 2 naming the flag and the env variable', async () => {
-    const result = await runCli(['sandbox', 'accounts', 'create'], { env });
+  it('accounts create without an admin key exits 2 naming the flag and the server.env variable', async () => {
+    const result = await server.cli('sandbox', 'accounts', 'create');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--admin-key');
     expect(result.stderr).toContain('PAYCTL_ADMIN_KEY');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { ServerOptions } from '../../src/server/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,7 +30,7 @@ export function serverEnv(server: TestServer, configDir: string): Record<string,
   return { PAYCTL_CONFIG_DIR: configDir, PAYCTL_BASE_URL: server.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret };
 }
 
-/** What a CLI test file works with: its server, a config folder, the env pointing payctl at both. */
+/** What a CLI test file works with: its server, a temporary folder, the env pointing payctl at both. */
 export interface CliServer {
   harness: TestServer;
   dir: string;
@@ -38,20 +39,30 @@ export interface CliServer {
   cli(...args: string[]): Promise<CliResult>;
 }
 
+export interface CliServerOptions {
+  /** Options of the test server (default: in memory). */
+  server?: Partial<ServerOptions> & { memory?: boolean };
+  /** payctl's config folder inside the temporary folder (default: the folder itself). */
+  configSubdir?: string;
+  /** The time the build and the start may take (default 120 s). */
+  setUpTimeoutMs?: number;
+}
+
 /**
- * The usual set-up of a CLI test file, registered with vitest: the commands built, an in-memory
- * server and a temporary config folder before the file's tests, both removed after them.
+ * The usual set-up of a CLI test file, registered with vitest: the commands built, a server and a
+ * temporary folder (payctl's config folder, or its parent with `configSubdir`) before the file's
+ * tests, both removed after them. A file's own beforeAll registered after this call runs after it.
  */
-export function useCliServer(commandIds: readonly string[], prefix: string): CliServer {
+export function useCliServer(commandIds: readonly string[], prefix: string, options: CliServerOptions = {}): CliServer {
   const session = {
     cli: (...args: string[]) => runCli(args, { env: session.env }),
   } as CliServer;
   beforeAll(async () => {
     ensureBuilt(commandIds);
-    session.harness = await startTestServer({ memory: true });
+    session.harness = await startTestServer(options.server ?? { memory: true });
     session.dir = mkdtempSync(join(tmpdir(), prefix));
-    session.env = serverEnv(session.harness, session.dir);
-  }, 120_000);
+    session.env = serverEnv(session.harness, options.configSubdir === undefined ? session.dir : join(session.dir, options.configSubdir));
+  }, options.setUpTimeoutMs ?? 120_000);
   afterAll(async () => {
     await session.harness?.close();
     if (session.dir) rmSync(session.dir, { recursive: true, force: true });

@@ -1,20 +1,15 @@
 // payctl disputes and payctl sandbox dispute open: the built binary against a real server.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, capture } from '../server/payments-helpers.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
+import { okJson as json, useCliServer } from './cli-harness.js';
 
-let harness: TestServer;
-let dir: string;
-let env: Record<string, string>;
 let pdf: string;
 
-beforeAll(async () => {
-  ensureBuilt([
+const server = useCliServer(
+  [
     'disputes:list',
     'disputes:get',
     'disputes:send-message',
@@ -25,25 +20,21 @@ beforeAll(async () => {
     'disputes:appeal',
     'disputes:acknowledge-return',
     'sandbox:dispute:open',
-  ]);
-  harness = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-disputes-cli-'));
-  env = serverEnv(harness, dir);
-  pdf = join(dir, 'receipt.pdf');
-  writeFileSync(pdf, Buffer.from('%PDF-1.4\nproof of delivery\n%%EOF\n'));
-}, 120_000);
+  ],
+  'payctl-disputes-cli-',
+);
 
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+beforeAll(async () => {
+  pdf = join(server.dir, 'receipt.pdf');
+  writeFileSync(pdf, Buffer.from('%PDF-1.4\nproof of delivery\n%%EOF\n'));
 });
 
-const cli = (...args: string[]) => runCli(args, { env });
+const cli = server.cli;
 
 
 async function newCapture(value: string): Promise<string> {
-  const authId = await authorize(harness, value);
-  const captured = await capture(harness, authId);
+  const authId = await authorize(server.harness, value);
+  const captured = await capture(server.harness, authId);
   return captured.body.id as string;
 }
 
@@ -52,7 +43,7 @@ async function openDispute(value: string, reason = 'MERCHANDISE_OR_SERVICE_NOT_R
   return opened.dispute_id as string;
 }
 
-const buyer = (id: string, body: unknown) => harness.request('POST', `/_payctl/disputes/${id}/buyer`, { body });
+const buyer = (id: string, body: unknown) => server.harness.request('POST', `/_payctl/disputes/${id}/buyer`, { body });
 
 describe('payctl sandbox dispute open', () => {
   it('opens a dispute as the buyer would and prints it', async () => {
@@ -84,7 +75,7 @@ describe('payctl disputes list and get', () => {
     expect(page.items.map((item: { dispute_id: string }) => item.dispute_id)).toContain(id);
     expect(page.items.length).toBeGreaterThan(1);
 
-    const api = await harness.request('GET', `/v1/customer/disputes/${id}`);
+    const api = await server.harness.request('GET', `/v1/customer/disputes/${id}`);
     expect(json(await cli('disputes', 'get', id, '--json'))).toEqual(api.body);
 
     const file = await cli('disputes', 'get', id);
@@ -125,12 +116,12 @@ describe('answering a dispute from the CLI', () => {
     await buyer(id, { action: 'escalate', note: 'Decide please' });
     const noCarrier = await cli('disputes', 'provide-evidence', id, '--type', 'PROOF_OF_FULFILLMENT', '--tracking-number', '1Z');
     expect(noCarrier.code).toBe(2);
-    const text = join(dir, 'notes.txt');
+    const text = join(server.dir, 'notes.txt');
     writeFileSync(text, 'hello');
     const wrongExtension = await cli('disputes', 'provide-evidence', id, '--notes', 'n', '--file', text);
     expect(wrongExtension.code).toBe(2);
     expect(wrongExtension.stderr).toContain('.pdf');
-    const fake = join(dir, 'fake.pdf');
+    const fake = join(server.dir, 'fake.pdf');
     writeFileSync(fake, 'not a pdf');
     const badBytes = await cli('disputes', 'provide-evidence', id, '--notes', 'n', '--file', fake, '--json');
     expect(badBytes.code).toBe(2);
@@ -142,7 +133,7 @@ describe('answering a dispute from the CLI', () => {
     expect(evidence).toMatchObject({ status: 'UNDER_REVIEW', dispute_life_cycle_stage: 'CHARGEBACK' });
     expect(evidence.evidences[0]).toMatchObject({ evidence_type: 'PROOF_OF_FULFILLMENT', evidence_info: { tracking_info: [{ carrier_name: 'UPS', tracking_number: '1Z999' }] } });
 
-    const decided = await harness.request('POST', `/v1/customer/disputes/${id}/adjudicate`, { body: { adjudication_outcome: 'BUYER_FAVOR' } });
+    const decided = await server.harness.request('POST', `/v1/customer/disputes/${id}/adjudicate`, { body: { adjudication_outcome: 'BUYER_FAVOR' } });
     expect(decided.status).toBe(200);
     const caseFile = await cli('disputes', 'get', id);
     expect(caseFile.stdout).toContain(`payctl disputes appeal ${id}`);
@@ -158,7 +149,7 @@ describe('answering a dispute from the CLI', () => {
     const refused = await cli('disputes', 'accept-claim', id, '--note', 'ok');
     expect([refused.code, refused.stdout]).toEqual([2, '']);
     expect(refused.stderr).toContain('--yes');
-    expect((await harness.request('GET', `/v1/customer/disputes/${id}`)).body.status).toBe('WAITING_FOR_SELLER_RESPONSE');
+    expect((await server.harness.request('GET', `/v1/customer/disputes/${id}`)).body.status).toBe('WAITING_FOR_SELLER_RESPONSE');
     const accepted = json(await cli('disputes', 'accept-claim', id, '--note', 'ok', '--type', 'PARTIAL_REFUND', '--amount', '5.00', '--yes', '--json'));
     expect(accepted).toMatchObject({ status: 'RESOLVED', dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR', amount_refunded: { value: '5.00' } } });
   });

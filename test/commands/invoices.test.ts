@@ -1,15 +1,9 @@
 // `payctl invoices ...`: the built binary against a real server.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
-
-let server: TestServer;
-let dir: string;
-let env: Record<string, string>;
+import { describe, expect, it } from 'vitest';
+import { okJson as json, runCli, useCliServer } from './cli-harness.js';
 
 const COMMANDS = [
   'invoices:list', 'invoices:get', 'invoices:create', 'invoices:send', 'invoices:remind', 'invoices:cancel', 'invoices:delete',
@@ -17,19 +11,9 @@ const COMMANDS = [
   'templates:list', 'templates:get', 'templates:create', 'templates:update', 'templates:delete',
 ];
 
-beforeAll(async () => {
-  ensureBuilt(COMMANDS);
-  server = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-invoices-cli-'));
-  env = serverEnv(server, dir);
-}, 180_000);
+const server = useCliServer(COMMANDS, 'payctl-invoices-cli-', { setUpTimeoutMs: 180_000 });
 
-afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const cli = (...args: string[]) => runCli(args, { env });
+const cli = server.cli;
 
 
 async function newInvoice(...extra: string[]): Promise<{ id: string; detail: { invoice_number: string } }> {
@@ -64,7 +48,7 @@ describe('payctl invoices create / get', { timeout: 120_000 }, () => {
   });
 
   it('creates from a JSON file, and from a template', async () => {
-    const file = join(dir, 'invoice.json');
+    const file = join(server.dir, 'invoice.json');
     writeFileSync(file, JSON.stringify({ detail: { currency_code: 'JPY' }, items: [{ name: 'Tea', quantity: '3', unit_amount: { currency_code: 'JPY', value: '333' } }] }));
     const fromFile = json(await cli('invoices', 'create', '--file', file, '--json'));
     expect(fromFile.amount).toMatchObject({ currency_code: 'JPY', value: '999' });
@@ -76,7 +60,7 @@ describe('payctl invoices create / get', { timeout: 120_000 }, () => {
   });
 
   it('refuses bad flags before sending anything (exit 2)', async () => {
-    const before = (await server.request('GET', '/v2/invoicing/invoices?total_required=true')).body.total_items;
+    const before = (await server.harness.request('GET', '/v2/invoicing/invoices?total_required=true')).body.total_items;
     for (const args of [
       ['--item', 'NoPrice:2'],
       ['--item', 'Thing:1:1.001'],
@@ -87,7 +71,7 @@ describe('payctl invoices create / get', { timeout: 120_000 }, () => {
       expect([args, result.code]).toEqual([args, 2]);
       expect(result.stdout).toBe('');
     }
-    const after = (await server.request('GET', '/v2/invoicing/invoices?total_required=true')).body.total_items;
+    const after = (await server.harness.request('GET', '/v2/invoicing/invoices?total_required=true')).body.total_items;
     expect(after).toBe(before);
   });
 
@@ -111,11 +95,11 @@ describe('payctl invoices send / remind / record-payment / refund / cancel / del
     expect(sent.stdout).toContain('Result\tsent');
     // The payer link it prints opens the payer's view of this invoice.
     const payerLink = /Payer link\t(\S+)/.exec(sent.stdout)?.[1] ?? '';
-    expect(payerLink).toBe(`${server.url}/invoice/p/${invoice.id}`);
+    expect(payerLink).toBe(`${server.harness.url}/invoice/p/${invoice.id}`);
     const payerView = await fetch(payerLink);
     expect(payerView.status).toBe(200);
     expect(await payerView.text()).toContain(`Invoice ${invoice.detail.invoice_number}`);
-    const outbox = await server.request('GET', `/_payctl/outbox?invoice_id=${invoice.id}`);
+    const outbox = await server.harness.request('GET', `/_payctl/outbox?invoice_id=${invoice.id}`);
     expect(outbox.body.messages.map((m: { to: string }) => m.to).sort()).toEqual(['ada@example.com', 'cc@example.com']);
 
     const reminded = json(await cli('invoices', 'remind', invoice.id, '--json'));
@@ -164,13 +148,13 @@ describe('payctl invoices send / remind / record-payment / refund / cancel / del
     expect(notDeleted.code).toBe(5);
     expect(notDeleted.stderr).toContain('CANNOT_DELETE_INVOICE');
     expect(json(await cli('invoices', 'cancel', other.id, '--yes', '--json'))).toEqual({ id: other.id, cancelled: true });
-    expect((await server.request('GET', `/v2/invoicing/invoices/${other.id}`)).body.status).toBe('CANCELLED');
+    expect((await server.harness.request('GET', `/v2/invoicing/invoices/${other.id}`)).body.status).toBe('CANCELLED');
   });
 
   it('qr writes a PNG file', async () => {
     const invoice = await newInvoice();
     await cli('invoices', 'send', invoice.id);
-    const output = join(dir, 'qr.png');
+    const output = join(server.dir, 'qr.png');
     const result = json(await cli('invoices', 'qr', invoice.id, '--output', output, '--width', '200', '--json'));
     const png = readFileSync(output);
     expect(result).toEqual({ id: invoice.id, output, bytes: png.length });
@@ -184,13 +168,13 @@ describe('payctl invoices send / remind / record-payment / refund / cancel / del
 
 describe('payctl invoices list / search', { timeout: 120_000 }, () => {
   it('lists a page as a table (TSV when piped) and --all as NDJSON when piped', async () => {
-    const fresh = await server.createMerchant();
-    const freshEnv = { ...env, PAYCTL_CLIENT_ID: fresh.client_id, PAYCTL_CLIENT_SECRET: fresh.client_secret, PAYCTL_CONFIG_DIR: mkdtempSync(join(dir, 'fresh-')) };
+    const fresh = await server.harness.createMerchant();
+    const freshEnv = { ...server.env, PAYCTL_CLIENT_ID: fresh.client_id, PAYCTL_CLIENT_SECRET: fresh.client_secret, PAYCTL_CONFIG_DIR: mkdtempSync(join(server.dir, 'fresh-')) };
     const run = (...args: string[]) => runCli(args, { env: freshEnv });
     const ids: string[] = [];
     // Made through the API: the CLI's create is tested above, and each run of the binary costs a second or two.
     for (let i = 0; i < 5; i += 1) {
-      const created = await server.request('POST', '/v2/invoicing/invoices', {
+      const created = await server.harness.request('POST', '/v2/invoicing/invoices', {
         token: fresh.token,
         body: {
           detail: { currency_code: 'USD' },
@@ -215,7 +199,7 @@ describe('payctl invoices list / search', { timeout: 120_000 }, () => {
     const streamed = all.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string });
     expect(streamed.map((invoice) => invoice.id)).toEqual([...ids].reverse());
 
-    await server.request('POST', `/v2/invoicing/invoices/${ids[0]}/send`, { token: fresh.token, body: {} });
+    await server.harness.request('POST', `/v2/invoicing/invoices/${ids[0]}/send`, { token: fresh.token, body: {} });
     const sentOnly = json(await run('invoices', 'list', '--status', 'SENT', '--json'));
     expect(sentOnly.items.map((i: { id: string }) => i.id)).toEqual([ids[0]]);
 

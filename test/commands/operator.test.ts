@@ -3,46 +3,46 @@
 // bulk progress and interrupts, and relative times on the account's clock.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, capture } from '../server/payments-helpers.js';
 import { waitUntil } from '../server/webhooks-support.js';
-import { ensureBuilt, okJson, REPO, runCli, serverEnv } from './cli-harness.js';
+import { okJson, REPO, runCli, useCliServer } from './cli-harness.js';
 import { runInPty } from './pty.js';
 
-let harness: TestServer;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ensureBuilt(['auth:list', 'auth:switch', 'auth:logout', 'auth:login', 'payments:refund', 'webhooks:list', 'webhooks:deliveries', 'disputes:list', 'disputes:get', 'sandbox:audit', 'webhooks:trigger']);
-  // Jobs every 100 ms: webhook deliveries are attempted while the test waits for them.
-  harness = await startTestServer({ memory: true, config: { jobIntervalMs: 100 } });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-operator-'));
-  env = serverEnv(harness, join(dir, 'config'));
-}, 120_000);
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+// Jobs every 100 ms: webhook deliveries are attempted while the test waits for them.
+const server = useCliServer(
+  [
+    'auth:list',
+    'auth:switch',
+    'auth:logout',
+    'auth:login',
+    'payments:refund',
+    'webhooks:list',
+    'webhooks:deliveries',
+    'disputes:list',
+    'disputes:get',
+    'sandbox:audit',
+    'webhooks:trigger',
+  ],
+  'payctl-operator-',
+  { server: { memory: true, config: { jobIntervalMs: 100 } }, configSubdir: 'config' },
+);
 
 async function newCapture(value: string): Promise<string> {
-  const captured = await capture(harness, await authorize(harness, value));
+  const captured = await capture(server.harness, await authorize(server.harness, value));
   return captured.body.id as string;
 }
 
 async function captureStatus(id: string): Promise<string> {
-  return (await harness.request('GET', `/v2/payments/captures/${id}`)).body.status as string;
+  return (await server.harness.request('GET', `/v2/payments/captures/${id}`)).body.status as string;
 }
 
 function refundFile(name: string, rows: readonly string[]): string {
-  const path = join(dir, name);
+  const path = join(server.dir, name);
   writeFileSync(path, `capture_id,amount,currency,note\n${rows.join('\n')}\n`);
   return path;
 }
@@ -110,7 +110,7 @@ describe('1. output through a slow pipe', () => {
 
   it('a bulk refund whose 3,000 rows all fail prints all 3,000 NDJSON lines', async () => {
     const rows = failing(3000);
-    const ndjson = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail.csv', rows), '--yes', '--json'], env, done);
+    const ndjson = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail.csv', rows), '--yes', '--json'], server.env, done);
     expect(ndjson.code, ndjson.stderr).toBe(2);
     expect(ndjson.stderr).toContain('3000 of 3000 refund(s) failed');
     const lines = ndjson.stdout.split('\n').filter(Boolean);
@@ -121,7 +121,7 @@ describe('1. output through a slow pipe', () => {
   it('and its TSV table whole, header and every row (10,000 rows: more than a socket pair holds)', async () => {
     // Node gives a child a socket pair, not a pipe: it buffers a few hundred KB where a shell's
     // `| wc -l` pipe holds 64 KB, so the table must be bigger than that to be cut without the fix.
-    const tsv = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail-10k.csv', failing(10_000)), '--yes'], env, done);
+    const tsv = await runWithSlowReader(['payments', 'refund', '--from-file', refundFile('all-fail-10k.csv', failing(10_000)), '--yes'], server.env, done);
     expect(tsv.code, tsv.stderr).toBe(2);
     const lines = tsv.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(10_001);
@@ -130,11 +130,11 @@ describe('1. output through a slow pipe', () => {
 });
 
 describe('3. profiles: list, switch, logout', () => {
-  const creds = () => harness.server.defaultCredentials;
-  const profileEnv = () => ({ PAYCTL_CONFIG_DIR: join(dir, 'profiles') });
+  const creds = () => server.harness.server.defaultCredentials;
+  const profileEnv = () => ({ PAYCTL_CONFIG_DIR: join(server.dir, 'profiles') });
   const cli = (...args: string[]) => runCli(args, { env: profileEnv() });
   const login = (profile: string) =>
-    cli('auth', 'login', '--profile', profile, '--base-url', harness.url, '--client-id', creds().client_id, '--client-secret', creds().client_secret);
+    cli('auth', 'login', '--profile', profile, '--base-url', server.harness.url, '--client-id', creds().client_id, '--client-secret', creds().client_secret);
 
   it('lists and switches profiles; logging out of the current one falls back to a usable one and says so', async () => {
     expect((await login('default')).code).toBe(0);
@@ -147,7 +147,7 @@ describe('3. profiles: list, switch, logout', () => {
     ]);
     const piped = await cli('auth', 'list');
     expect(piped.stdout.split('\n')[0]).toBe('Current\tProfile\tBase URL\tClient id\tLogged in');
-    expect(piped.stdout).toContain(`*\tseller\t${harness.url}\t${creds().client_id}\tyes`);
+    expect(piped.stdout).toContain(`*\tseller\t${server.harness.url}\t${creds().client_id}\tyes`);
 
     const switched = await cli('auth', 'switch', 'default');
     expect(switched.code, switched.stderr).toBe(0);
@@ -179,11 +179,11 @@ describe('3. profiles: list, switch, logout', () => {
   });
 
   it('serve says which profile stays current when another one is in use', async () => {
-    const configDir = join(dir, 'serve-profiles');
-    expect((await runCli(['auth', 'login', '--profile', 'seller', '--base-url', harness.url, '--client-id', creds().client_id, '--client-secret', creds().client_secret], { env: { PAYCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+    const configDir = join(server.dir, 'serve-profiles');
+    expect((await runCli(['auth', 'login', '--profile', 'seller', '--base-url', server.harness.url, '--client-id', creds().client_id, '--client-secret', creds().client_secret], { env: { PAYCTL_CONFIG_DIR: configDir } })).code).toBe(0);
     const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'serve', '--port', '0', '--db', ':memory:'], {
       cwd: REPO,
-      env: { ...process.env, PAYCTL_CONFIG_DIR: configDir, PAYCTL_DATA_DIR: join(dir, 'serve-data') },
+      env: { ...process.env, PAYCTL_CONFIG_DIR: configDir, PAYCTL_DATA_DIR: join(server.dir, 'serve-data') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -214,7 +214,7 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
     webhookIds = [];
     for (let i = 0; i < 3; i += 1) {
       // Port 9 (discard) is closed: deliveries fail and stay in the log.
-      const created = await harness.request('POST', '/v1/notifications/webhooks', {
+      const created = await server.harness.request('POST', '/v1/notifications/webhooks', {
         body: { url: `http://127.0.0.1:9/webhooks/payctl/operator-test/a-rather-long-path/number-${i}`, event_types: events.map((name) => ({ name })) },
       });
       expect(created.status, created.text).toBe(201);
@@ -222,15 +222,15 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
     }
     disputeIds = [];
     for (const value of ['12.00', '13.00']) {
-      const opened = await harness.request('POST', '/_payctl/disputes', {
+      const opened = await server.harness.request('POST', '/_payctl/disputes', {
         body: { disputed_transaction_id: await newCapture(value), reason: 'MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED', message: 'Not what was described' },
         headers: { 'service-request-id': randomUUID() },
       });
       expect(opened.status, opened.text).toBe(201);
       disputeIds.push(opened.body.dispute_id as string);
     }
-    await waitUntil(async () => ((await harness.request('GET', '/_payctl/deliveries')).body.deliveries?.length ?? 0) >= 3, 20_000, 'deliveries');
-    deliveryEvents = ((await harness.request('GET', '/_payctl/deliveries')).body.deliveries as Array<{ event_id: string }>).map((d) => d.event_id);
+    await waitUntil(async () => ((await server.harness.request('GET', '/_payctl/deliveries')).body.deliveries?.length ?? 0) >= 3, 20_000, 'deliveries');
+    deliveryEvents = ((await server.harness.request('GET', '/_payctl/deliveries')).body.deliveries as Array<{ event_id: string }>).map((d) => d.event_id);
   }, 60_000);
 
   const cases: Array<[string, string[], () => string[]]> = [
@@ -242,7 +242,7 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
 
   for (const width of [80, 160]) {
     it.each(cases)(`%s at ${width} columns: one line per row, every line fits, ids whole`, async (_name, args, ids) => {
-      const run = runInPty(args, { env, columns: width });
+      const run = runInPty(args, { env: server.env, columns: width });
       const { code, screen } = await run.done;
       expect(code, screen).toBe(0);
       const lines = screen.split('\n').filter((line) => line.trim() !== '');
@@ -252,14 +252,14 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
       const perId = args[1] === 'deliveries' ? 3 : 1;
       for (const id of new Set(ids())) expect(lines.filter((line) => line.startsWith(`${id} `)), screen).toHaveLength(perId);
       if (args[0] === 'sandbox') {
-        const audit = await harness.request('GET', '/_payctl/audit');
+        const audit = await server.harness.request('GET', '/_payctl/audit');
         expect(lines).toHaveLength((audit.body.checks as unknown[]).length + 1);
       } else if (args[1] !== 'deliveries') {
         expect(lines).toHaveLength(ids().length + 1);
       }
       // The piped form of the same command stays whole.
       if (args[1] === 'list' && args[0] === 'webhooks' && width === 80) {
-        const piped = await runCli(args, { env });
+        const piped = await server.cli(...args);
         expect(piped.stdout).toContain('http://127.0.0.1:9/webhooks/payctl/operator-test/a-rather-long-path/number-0');
         expect(piped.stdout).toContain(events.join(','));
         expect(screen).toContain('…');
@@ -268,10 +268,10 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
 
     it(`auth list at ${width} columns: one line per profile, the long client id shortened to fit`, async () => {
       // Two logged-in profiles with the server's real client id (80 characters: wider than the terminal at 80).
-      const profileEnv = { PAYCTL_CONFIG_DIR: join(dir, `profiles-${width}`) };
-      const { client_id: clientId, client_secret: clientSecret } = harness.server.defaultCredentials;
+      const profileEnv = { PAYCTL_CONFIG_DIR: join(server.dir, `profiles-${width}`) };
+      const { client_id: clientId, client_secret: clientSecret } = server.harness.server.defaultCredentials;
       for (const name of ['default', 'a-rather-long-profile-name']) {
-        const login = await runCli(['auth', 'login', '--profile', name, '--base-url', harness.url, '--client-id', clientId, '--client-secret', clientSecret], { env: profileEnv });
+        const login = await runCli(['auth', 'login', '--profile', name, '--base-url', server.harness.url, '--client-id', clientId, '--client-secret', clientSecret], { env: profileEnv });
         expect(login.code, login.stderr).toBe(0);
       }
       const profiles = okJson<{ profiles: Array<{ name: string }> }>(await runCli(['auth', 'list', '--json'], { env: profileEnv })).profiles;
@@ -289,24 +289,24 @@ describe('4. tables fitted to 80 and 160 columns on a terminal', () => {
 describe('5. "did you mean" suggests and never runs unasked', () => {
   it('without a terminal: exit 2, the suggestion with every argument, nothing run', async () => {
     const id = await newCapture('20.00');
-    const typo = await runCli(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env });
+    const typo = await server.cli('payments', 'refnd', id, '--amount', '1.00', '--yes');
     expect(typo.code).toBe(2);
     expect(typo.stdout).toBe('');
     expect(typo.stderr).toContain('"payments refnd" is not a payctl command.');
     expect(typo.stderr).toContain(`payctl payments refund ${id} --amount 1.00 --yes`);
     expect(typo.stderr).not.toContain('reauthorize');
-    const plural = await runCli(['payments', 'refunds', id, '--amount', '1.00', '--yes'], { env });
+    const plural = await server.cli('payments', 'refunds', id, '--amount', '1.00', '--yes');
     expect(plural.code).toBe(2);
     expect(plural.stderr).toContain(`payctl payments refund ${id} --amount 1.00 --yes`);
     expect(await captureStatus(id)).toBe('COMPLETED');
     // Positive control: the suggested line itself refunds.
-    expect((await runCli(['payments', 'refund', id, '--amount', '1.00', '--yes'], { env })).code).toBe(0);
+    expect((await server.cli('payments', 'refund', id, '--amount', '1.00', '--yes')).code).toBe(0);
     expect(await captureStatus(id)).toBe('PARTIALLY_REFUNDED');
   });
 
   it('on a terminal: asks with No as the default; Yes runs it with the original arguments', async () => {
     const id = await newCapture('20.00');
-    const declined = runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env });
+    const declined = runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env: server.env });
     await declined.waitFor(/\(y\/N\)/);
     expect(declined.screen()).toContain(`Run \`payctl payments refund ${id} --amount 1.00 --yes\` instead?`);
     declined.type('\r');
@@ -315,22 +315,22 @@ describe('5. "did you mean" suggests and never runs unasked', () => {
     expect(no.screen).toContain('Nothing was run.');
     expect(await captureStatus(id)).toBe('COMPLETED');
 
-    const accepted = runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env });
+    const accepted = runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env: server.env });
     await accepted.waitFor(/\(y\/N\)/);
     accepted.type('y\r');
     const yes = await accepted.done;
     expect(yes.code, yes.screen).toBe(0);
-    const refunds = await harness.server.db.selectFrom('refunds').select(['amount_minor']).where('capture_id', '=', id).execute();
+    const refunds = await server.harness.server.db.selectFrom('refunds').select(['amount_minor']).where('capture_id', '=', id).execute();
     expect(refunds.map((refund) => refund.amount_minor)).toEqual([100n]);
   });
 
   it('on a terminal with CI set or --no-input: does not ask, names the reason, runs nothing', async () => {
     const id = await newCapture('20.00');
-    const ci = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env: { ...env, CI: '1' } }).done;
+    const ci = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes'], { env: { ...server.env, CI: '1' } }).done;
     expect(ci.code, ci.screen).toBe(2);
     expect(ci.screen).toContain('Nothing was run (not asking: CI is set)');
     expect(ci.screen).not.toContain('(y/N)');
-    const noInput = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes', '--no-input'], { env }).done;
+    const noInput = await runInPty(['payments', 'refnd', id, '--amount', '1.00', '--yes', '--no-input'], { env: server.env }).done;
     expect(noInput.code, noInput.screen).toBe(2);
     expect(noInput.screen).toContain('Nothing was run (not asking: --no-input was given)');
     expect(await captureStatus(id)).toBe('COMPLETED');
@@ -340,7 +340,7 @@ describe('5. "did you mean" suggests and never runs unasked', () => {
 describe('7. a declined confirmation', () => {
   it('exits 7 saying nothing was changed, not 130 "INTERRUPTED"; Yes goes ahead', async () => {
     const id = await newCapture('30.00');
-    const asked = runInPty(['payments', 'refund', id, '--amount', '2.00'], { env });
+    const asked = runInPty(['payments', 'refund', id, '--amount', '2.00'], { env: server.env });
     await asked.waitFor(/\(y\/N\)/);
     asked.type('\r');
     const declined = await asked.done;
@@ -349,7 +349,7 @@ describe('7. a declined confirmation', () => {
     expect(declined.screen).not.toContain('INTERRUPTED');
     expect(await captureStatus(id)).toBe('COMPLETED');
 
-    const again = runInPty(['payments', 'refund', id, '--amount', '2.00'], { env });
+    const again = runInPty(['payments', 'refund', id, '--amount', '2.00'], { env: server.env });
     await again.waitFor(/\(y\/N\)/);
     again.type('y\r');
     expect((await again.done).code).toBe(0);
@@ -357,7 +357,7 @@ describe('7. a declined confirmation', () => {
   });
 
   it('the exit-code table in --help lists 7', async () => {
-    const help = await runCli(['--help'], { env });
+    const help = await server.cli('--help');
     expect(help.stdout).toMatch(/\b7 +declined: you answered No at a confirmation; nothing was changed/);
   });
 });
@@ -368,17 +368,17 @@ describe('8. bulk refunds: progress on a terminal, a useful interrupt', () => {
 
   it('shows progress on a terminal, never piped or with --json', async () => {
     const file = refundFile('progress.csv', missing(200));
-    const watched = runInPty(['payments', 'refund', '--from-file', file, '--yes'], { env, columns: 160 });
+    const watched = runInPty(['payments', 'refund', '--from-file', file, '--yes'], { env: server.env, columns: 160 });
     const shown = await watched.done;
     expect(shown.code, shown.screen).toBe(3);
     expect(shown.screen).toMatch(/Refunding \S+progress\.csv: 200\/200 rows \(0 refunded, 200 failed\)/);
 
-    const piped = await runCli(['payments', 'refund', '--from-file', file, '--yes'], { env });
+    const piped = await server.cli('payments', 'refund', '--from-file', file, '--yes');
     expect(piped.code).toBe(3);
     expect(piped.stderr).toContain('200 of 200 refund(s) failed');
     expect(piped.stderr).not.toContain('Refunding');
 
-    const json = runInPty(['payments', 'refund', '--from-file', file, '--yes', '--json'], { env, columns: 160 });
+    const json = runInPty(['payments', 'refund', '--from-file', file, '--yes', '--json'], { env: server.env, columns: 160 });
     const quiet = await json.done;
     expect(quiet.code).toBe(3);
     expect(quiet.screen).toContain('"row":200');
@@ -389,7 +389,7 @@ describe('8. bulk refunds: progress on a terminal, a useful interrupt', () => {
     const file = refundFile('interrupted.csv', missing(3000));
     let printed = 0;
     let interrupted = false;
-    const run = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes', '--json'], env, {
+    const run = await runWithSlowReader(['payments', 'refund', '--from-file', file, '--yes', '--json'], server.env, {
       onLine: (line, kill) => {
         if (line.trim()) printed += 1;
         if (!interrupted && printed >= 5) {
@@ -411,14 +411,14 @@ describe('8. bulk refunds: progress on a terminal, a useful interrupt', () => {
 
 describe('10. help and errors', () => {
   it('refund usage is readable and --client-secret is listed', async () => {
-    const help = await runCli(['payments', 'refund', '--help'], { env });
+    const help = await server.cli('payments', 'refund', '--help');
     expect(help.stdout).not.toContain('| ]');
     expect(help.stdout).toContain('payments refund CAPTURE [--amount DECIMAL [--currency CODE]]');
     expect(help.stdout).toContain('--client-secret=<value>');
   });
 
   it('a server that is not running: the error says how to start one', async () => {
-    const closed = await runCli(['auth', 'status'], { env: { ...env, PAYCTL_BASE_URL: 'http://127.0.0.1:9' }, timeoutMs: 60_000 });
+    const closed = await runCli(['auth', 'status'], { env: { ...server.env, PAYCTL_BASE_URL: 'http://127.0.0.1:9' }, timeoutMs: 60_000 });
     expect(closed.code).toBe(6);
     expect(closed.stderr).toContain('Start one with `payctl serve`');
   }, 90_000);
@@ -427,22 +427,22 @@ describe('10. help and errors', () => {
 // Last: it moves the account's clock, which every later due date would count from.
 describe('6. relative times on the clock the date is on', () => {
   it('a dispute due in 10 days on the account clock, 5 days after opening, is due in 4d 23h (account clock)', async () => {
-    const opened = await harness.request('POST', '/_payctl/disputes', {
+    const opened = await server.harness.request('POST', '/_payctl/disputes', {
       body: { disputed_transaction_id: await newCapture('15.00'), reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED' },
       headers: { 'service-request-id': randomUUID() },
     });
     expect(opened.status, opened.text).toBe(201);
     const id = opened.body.dispute_id as string;
-    const moved = await harness.request('POST', '/_payctl/clock', { body: { advance_seconds: 5 * 86_400 } });
+    const moved = await server.harness.request('POST', '/_payctl/clock', { body: { advance_seconds: 5 * 86_400 } });
     expect(moved.status, moved.text).toBe(200);
-    const get = await runCli(['disputes', 'get', id], { env });
+    const get = await server.cli('disputes', 'get', id);
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).toMatch(/Seller due +\S+ \S+ \(in 4d 23h, account clock\)/);
-    const list = await runCli(['disputes', 'list'], { env });
+    const list = await server.cli('disputes', 'list');
     const row = list.stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
     expect(row).toMatch(/\(in 4d 23h, account clock\)$/);
 
-    const trigger = await runCli(['webhooks', 'trigger', 'PAYMENT.CAPTURE.COMPLETED'], { env });
+    const trigger = await server.cli('webhooks', 'trigger', 'PAYMENT.CAPTURE.COMPLETED');
     expect(trigger.code, trigger.stderr).toBe(0);
     const time = /^Time\t(\S+ \S+) \(account clock\)$/m.exec(trigger.stdout)?.[1];
     expect(time, trigger.stdout).toBeDefined();
@@ -453,7 +453,7 @@ describe('6. relative times on the clock the date is on', () => {
   it('webhooks listen prints the event time on the account clock, as trigger does', async () => {
     const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'webhooks', 'listen', '--events', 'PAYMENT.CAPTURE.COMPLETED'], {
       cwd: REPO,
-      env: { ...(process.env as Record<string, string>), ...env, CI: '1', NO_COLOR: '1' },
+      env: { ...(process.env as Record<string, string>), ...server.env, CI: '1', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
@@ -464,7 +464,7 @@ describe('6. relative times on the clock the date is on', () => {
     try {
       await waitUntil(() => stderr.includes('Listening on'), 20_000, `listen to start (stderr: ${stderr})`);
       expect(stderr).toContain("Times are the events' own, on the account's clock.");
-      const trigger = await runCli(['webhooks', 'trigger', 'PAYMENT.CAPTURE.COMPLETED', '--json'], { env });
+      const trigger = await server.cli('webhooks', 'trigger', 'PAYMENT.CAPTURE.COMPLETED', '--json');
       const event = okJson<{ create_time: string; resource: { id: string } }>(trigger);
       await waitUntil(() => lines.some((line) => line.includes(event.resource.id)), 20_000, 'the listen line');
       const line = lines.find((text) => text.includes(event.resource.id)) ?? '';

@@ -1,18 +1,12 @@
 // `payctl payments ...` and `payctl sandbox approve`: the built binary against a real server.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv, type CliResult } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, okJson as json, useCliServer } from './cli-harness.js';
 
-let t: TestServer;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ensureBuilt([
+const server = useCliServer(
+  [
     'payments:authorize',
     'payments:capture',
     'payments:void',
@@ -20,18 +14,12 @@ beforeAll(async () => {
     'payments:refund',
     'payments:get',
     'sandbox:approve',
-  ]);
-  t = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-payments-cli-'));
-  env = serverEnv(t, dir);
-}, 180_000);
+  ],
+  'payctl-payments-cli-',
+  { setUpTimeoutMs: 180_000 },
+);
 
-afterAll(async () => {
-  await t?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const payctl = (...args: string[]) => runCli(args, { env });
+const payctl = server.cli;
 
 
 /** `label<TAB>value` lines of a detail view printed to a pipe. */
@@ -55,7 +43,7 @@ describe('payments authorize, capture, get', () => {
     const first = json(await payctl('payments', 'capture', authId, '--amount', '30.00', '--yes', '--json'));
     expect(first).toMatchObject({ status: 'COMPLETED', amount: { currency_code: 'USD', value: '30.00' }, final_capture: false });
     // --json prints exactly the API's capture.
-    const api = await t.request('GET', `/v2/payments/captures/${first.id}`);
+    const api = await server.harness.request('GET', `/v2/payments/captures/${first.id}`);
     expect(first).toEqual(api.body);
 
     const view = detail(await payctl('payments', 'get', 'authorization', authId));
@@ -169,7 +157,7 @@ describe('payments refund', () => {
   it('--from-file refunds each row once, prints one line per row, and replays on a re-run', async () => {
     const a = await captured('30.00');
     const b = await captured('10.00');
-    const file = join(dir, 'refunds.csv');
+    const file = join(server.dir, 'refunds.csv');
     writeFileSync(
       file,
       ['capture_id,amount,currency,note', `${a},10.00,USD,"Late, sorry"`, `${b},,,`, `${a},50.00,USD,too much`, 'NOSUCHCAPTURE0000,1.00,USD,'].join('\n'),
@@ -195,20 +183,20 @@ describe('payments refund', () => {
     expect(table[1]?.[3]).toBe(lines[0].refund_id);
     expect(table[2]?.[3]).toBe(lines[1].refund_id);
     expect(table[3]?.[5]).toBe('UNPROCESSABLE_ENTITY: REFUND_AMOUNT_EXCEEDED');
-    const refundsOfA = await t.server.db.selectFrom('refunds').select('amount_minor').where('capture_id', '=', a).execute();
+    const refundsOfA = await server.harness.server.db.selectFrom('refunds').select('amount_minor').where('capture_id', '=', a).execute();
     expect(refundsOfA).toEqual([{ amount_minor: 1000n }]);
-    const note = (await t.request('GET', `/v2/payments/refunds/${lines[0].refund_id}`)).body.note_to_payer;
+    const note = (await server.harness.request('GET', `/v2/payments/refunds/${lines[0].refund_id}`)).body.note_to_payer;
     expect(note).toBe('Late, sorry');
   });
 
   it('--from-file with every row good exits 0; a file without capture_id is a usage error', async () => {
     const a = await captured('5.00');
-    const good = join(dir, 'good.csv');
+    const good = join(server.dir, 'good.csv');
     writeFileSync(good, `capture_id,amount,currency,note\r\n${a},1.00,USD,\r\n`);
     const result = await payctl('payments', 'refund', '--from-file', good, '--yes');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(2);
-    const bad = join(dir, 'bad.csv');
+    const bad = join(server.dir, 'bad.csv');
     writeFileSync(bad, 'id,amount\nX,1.00\n');
     const refused = await payctl('payments', 'refund', '--from-file', bad, '--yes');
     expect(refused.code).toBe(2);
@@ -218,7 +206,7 @@ describe('payments refund', () => {
 
 describe('sandbox approve', () => {
   it('approves an order waiting for its payer; an unknown order exits 3', async () => {
-    const created = await t.request('POST', '/v2/checkout/orders', {
+    const created = await server.harness.request('POST', '/v2/checkout/orders', {
       body: { intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'EUR', value: '8.00' } }] },
     });
     const approved = json(await payctl('sandbox', 'approve', created.body.id, '--json'));

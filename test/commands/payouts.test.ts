@@ -1,35 +1,32 @@
 // `payctl payouts`: the built binary against the real server, with CSV and JSON files.
 
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli, serverEnv, type CliResult } from './cli-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.js';
+import { type CliResult, runCli, useCliServer } from './cli-harness.js';
 
-let harness: TestServer;
-let dir: string;
-let env: Record<string, string>;
+// Jobs every 100 ms: batches settle quickly while the CLI waits.
+const server = useCliServer(
+  [
+    'payouts:create',
+    'payouts:get',
+    'payouts:item:get',
+    'payouts:item:cancel',
+  ],
+  'payctl-cli-payouts-',
+  { server: { memory: true, config: { jobIntervalMs: 100 } }, configSubdir: 'config' },
+);
 
 beforeAll(async () => {
-  ensureBuilt(['payouts:create', 'payouts:get', 'payouts:item:get', 'payouts:item:cancel']);
-  // Jobs every 100 ms: batches settle quickly while the CLI waits.
-  harness = await startTestServer({ memory: true, config: { jobIntervalMs: 100 } });
-  await harness.createMerchant('bob@example.com');
-  const topUp = await harness.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: '10000.00' } });
+  await server.harness.createMerchant('bob@example.com');
+  const topUp = await server.harness.request('POST', '/_payctl/balances', { body: { currency: 'USD', value: '10000.00' } });
   expect(topUp.status).toBe(200);
-  dir = mkdtempSync(join(tmpdir(), 'payctl-cli-payouts-'));
-  env = serverEnv(harness, join(dir, 'config'));
-}, 120_000);
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function file(name: string, content: string): string {
-  const path = join(dir, name);
+  const path = join(server.dir, name);
   writeFileSync(path, content);
   return path;
 }
@@ -43,7 +40,7 @@ function json<T = any>(result: CliResult): T {
 }
 
 async function batchCount(): Promise<number> {
-  const rows = await harness.server.db.selectFrom('payout_batches').select('id').execute();
+  const rows = await server.harness.server.db.selectFrom('payout_batches').select('id').execute();
   return rows.length;
 }
 
@@ -61,13 +58,13 @@ describe('payctl payouts create', () => {
 
   it('sends a CSV file whole, with a sender_batch_id derived from its content', async () => {
     csvPath = file('payouts.csv', CSV);
-    const result = await runCli(['payouts', 'create', '--file', csvPath, '--yes', '--json'], { env });
+    const result = await server.cli('payouts', 'create', '--file', csvPath, '--yes', '--json');
     expect(result.code, result.stderr).toBe(0);
     const created = json(result);
     const hash = createHash('sha256').update(CSV).digest('hex');
     expect(created.batch_header).toMatchObject({ batch_status: 'PENDING', sender_batch_header: { sender_batch_id: `payctl-${hash.slice(0, 40)}` } });
     batchId = created.batch_header.payout_batch_id;
-    const items = await harness.server.db
+    const items = await server.harness.server.db
       .selectFrom('payout_items')
       .select(['receiver', 'amount_minor', 'currency', 'recipient_type', 'detail'])
       .where('batch_id', '=', batchId)
@@ -83,7 +80,7 @@ describe('payctl payouts create', () => {
 
   it('refuses to send the same file twice, naming the earlier batch (exit 2)', async () => {
     const before = await batchCount();
-    const result = await runCli(['payouts', 'create', '--file', csvPath, '--yes'], { env });
+    const result = await server.cli('payouts', 'create', '--file', csvPath, '--yes');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('USER_BUSINESS_ERROR');
@@ -93,7 +90,7 @@ describe('payctl payouts create', () => {
 
   it('does not prompt without a terminal: exit 2 naming --yes, nothing sent', async () => {
     const before = await batchCount();
-    const result = await runCli(['payouts', 'create', '--file', file('other.csv', 'receiver,amount,currency\nx@example.com,1.00,USD\n')], { env });
+    const result = await server.cli('payouts', 'create', '--file', file('other.csv', 'receiver,amount,currency\nx@example.com,1.00,USD\n'));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--yes');
     expect(result.stderr).toMatch(/Pay 1 payout totalling 1\.00 USD/);
@@ -116,7 +113,7 @@ describe('payctl payouts create', () => {
         'r@example.com,1.00,USD,FAX',
       ].join('\n'),
     );
-    const result = await runCli(['payouts', 'create', '--file', bad, '--yes'], { env });
+    const result = await server.cli('payouts', 'create', '--file', bad, '--yes');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     for (const expected of [
@@ -136,7 +133,7 @@ describe('payctl payouts create', () => {
   });
 
   it('refuses an unknown CSV column', async () => {
-    const result = await runCli(['payouts', 'create', '--file', file('columns.csv', 'receiver,amout,currency\na@example.com,1,USD\n'), '--yes'], { env });
+    const result = await server.cli('payouts', 'create', '--file', file('columns.csv', 'receiver,amout,currency\na@example.com,1,USD\n'), '--yes');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown column "amout"/);
     expect(result.stderr).toMatch(/no "amount" column/);
@@ -151,10 +148,10 @@ describe('payctl payouts create', () => {
       ],
     };
     const path = file('batch.json', JSON.stringify(body));
-    const result = await runCli(['payouts', 'create', '--file', path, '--yes', '--json'], { env });
+    const result = await server.cli('payouts', 'create', '--file', path, '--yes', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(json(result).batch_header.sender_batch_header).toEqual({ sender_batch_id: 'json-batch-1', email_subject: 'You have money' });
-    const overridden = await runCli(['payouts', 'create', '--file', path, '--sender-batch-id', 'json-batch-2', '--yes', '--json'], { env });
+    const overridden = await server.cli('payouts', 'create', '--file', path, '--sender-batch-id', 'json-batch-2', '--yes', '--json');
     expect(overridden.code, overridden.stderr).toBe(0);
     expect(json(overridden).batch_header.sender_batch_header.sender_batch_id).toBe('json-batch-2');
   });
@@ -168,7 +165,7 @@ describe('payctl payouts create', () => {
         { receiver: 'c@example.com', amount: { currency: 'USD', value: '-2' }, amout: 1 },
       ]),
     );
-    const result = await runCli(['payouts', 'create', '--file', path, '--yes', '--json'], { env });
+    const result = await server.cli('payouts', 'create', '--file', path, '--yes', '--json');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     const report = JSON.parse(result.stderr) as { name: string; message: string };
@@ -184,13 +181,13 @@ describe('payctl payouts get and item', () => {
   let batchId: string;
 
   beforeAll(async () => {
-    const result = await runCli(['payouts', 'create', '--file', file('wait.csv', CSV.replace('row-1', 'w-1')), '--yes', '--json'], { env });
+    const result = await server.cli('payouts', 'create', '--file', file('wait.csv', CSV.replace('row-1', 'w-1')), '--yes', '--json');
     expect(result.code, result.stderr).toBe(0);
     batchId = json(result).batch_header.payout_batch_id;
   });
 
   it('--wait polls until the batch is done, progress on stderr, the API JSON on stdout', async () => {
-    const result = await runCli(['payouts', 'get', batchId, '--wait', '--timeout', '30s', '--json'], { env });
+    const result = await server.cli('payouts', 'get', batchId, '--wait', '--timeout', '30s', '--json');
     expect(result.code, result.stderr).toBe(0);
     const batch = json(result);
     expect(batch.batch_header).toMatchObject({ payout_batch_id: batchId, batch_status: 'SUCCESS', amount: { currency: 'USD', value: '13.50' } });
@@ -200,7 +197,7 @@ describe('payctl payouts get and item', () => {
   });
 
   it('shows the header and an items table (TSV when piped)', async () => {
-    const result = await runCli(['payouts', 'get', batchId], { env });
+    const result = await server.cli('payouts', 'get', batchId);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^Batch id\\t${batchId}$`, 'm'));
     expect(result.stdout).toMatch(/^Status\tSUCCESS$/m);
@@ -210,29 +207,29 @@ describe('payctl payouts get and item', () => {
   });
 
   it('shows and cancels an UNCLAIMED item, and refuses to cancel it twice (exit 5)', async () => {
-    const batch = await harness.request('GET', `/v1/payments/payouts/${batchId}`);
+    const batch = await server.harness.request('GET', `/v1/payments/payouts/${batchId}`);
     const unclaimed = batch.body.items[1].payout_item_id as string;
-    const shown = await runCli(['payouts', 'item', 'get', unclaimed, '--json'], { env });
+    const shown = await server.cli('payouts', 'item', 'get', unclaimed, '--json');
     expect(shown.code, shown.stderr).toBe(0);
     expect(json(shown)).toMatchObject({ payout_item_id: unclaimed, transaction_status: 'UNCLAIMED', payout_batch_id: batchId });
 
-    const noYes = await runCli(['payouts', 'item', 'cancel', unclaimed], { env });
+    const noYes = await server.cli('payouts', 'item', 'cancel', unclaimed);
     expect(noYes.code).toBe(2);
     expect(noYes.stderr).toContain('--yes');
 
-    const cancelled = await runCli(['payouts', 'item', 'cancel', unclaimed, '--yes', '--json'], { env });
+    const cancelled = await server.cli('payouts', 'item', 'cancel', unclaimed, '--yes', '--json');
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(json(cancelled)).toMatchObject({ payout_item_id: unclaimed, transaction_status: 'RETURNED' });
 
-    const again = await runCli(['payouts', 'item', 'cancel', unclaimed, '--yes'], { env });
+    const again = await server.cli('payouts', 'item', 'cancel', unclaimed, '--yes');
     expect(again.code).toBe(5);
     expect(again.stdout).toBe('');
     expect(again.stderr).toContain('ITEM_INCORRECT_STATUS');
   });
 
   it('exits 3 for unknown batches and items', async () => {
-    expect((await runCli(['payouts', 'get', 'NOSUCHBATCH00'], { env })).code).toBe(3);
-    expect((await runCli(['payouts', 'item', 'get', 'NOSUCHITEM'], { env })).code).toBe(3);
+    expect((await server.cli('payouts', 'get', 'NOSUCHBATCH00')).code).toBe(3);
+    expect((await server.cli('payouts', 'item', 'get', 'NOSUCHITEM')).code).toBe(3);
   });
 });
 
@@ -247,7 +244,7 @@ describe('payctl payouts get --wait timeout', () => {
       const id = created.body.batch_header.payout_batch_id as string;
       const creds = idle.server.defaultCredentials;
       const result = await runCli(['payouts', 'get', id, '--wait', '--timeout', '1s'], {
-        env: { ...env, PAYCTL_BASE_URL: idle.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret },
+        env: { ...server.env, PAYCTL_BASE_URL: idle.url, PAYCTL_CLIENT_ID: creds.client_id, PAYCTL_CLIENT_SECRET: creds.client_secret },
       });
       expect(result.code).toBe(8);
       expect(result.stdout).toBe('');

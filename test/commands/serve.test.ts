@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 
 const BIN = resolve(__dirname, '../../bin/run.js');
 
@@ -193,12 +194,14 @@ describe('payctl serve whose stdout reader has gone', () => {
       stderr += chunk.toString();
     });
     try {
-      const deadline = Date.now() + 20_000;
       let status = 0;
-      while (status !== 200 && Date.now() < deadline && child.exitCode === null) {
-        status = await fetch(`http://127.0.0.1:${port}/_payctl/health`).then((answer) => answer.status, () => 0);
-        if (status !== 200) await new Promise((done) => setTimeout(done, 50));
-      }
+      await waitFor(
+        async () => {
+          status = await fetch(`http://127.0.0.1:${port}/_payctl/health`).then((answer) => answer.status, () => 0);
+          return status === 200 || child.exitCode !== null;
+        },
+        { timeoutMs: 20_000, intervalMs: 50, what: () => `serve to answer /_payctl/health (last: ${status}; stderr: ${stderr})` },
+      );
       expect(status).toBe(200);
       // The banner is written right after the server listens; give the failed write time to surface.
       await new Promise((done) => setTimeout(done, 500));

@@ -1,31 +1,15 @@
 // `payctl templates ...`: the built binary against a real server.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, okJson as json, runCli, serverEnv } from './cli-harness.js';
-
-let server: TestServer;
-let dir: string;
-let env: Record<string, string>;
+import { describe, expect, it } from 'vitest';
+import { okJson as json, useCliServer } from './cli-harness.js';
 
 const COMMANDS = ['templates:list', 'templates:get', 'templates:create', 'templates:update', 'templates:delete'];
 
-beforeAll(async () => {
-  ensureBuilt(COMMANDS);
-  server = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-templates-cli-'));
-  env = serverEnv(server, dir);
-}, 180_000);
+const server = useCliServer(COMMANDS, 'payctl-templates-cli-');
 
-afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const cli = (...args: string[]) => runCli(args, { env });
+const cli = server.cli;
 
 
 describe('payctl templates', { timeout: 120_000 }, () => {
@@ -37,7 +21,7 @@ describe('payctl templates', { timeout: 120_000 }, () => {
 
     const created = json(await cli('templates', 'create', '--name', 'Workshop', '--unit', 'HOURS', '--note', 'See you', '--json'));
     expect(created).toMatchObject({ name: 'Workshop', unit_of_measure: 'HOURS', standard_template: false });
-    const file = join(dir, 'template.json');
+    const file = join(server.dir, 'template.json');
     const got = json(await cli('templates', 'get', created.id, '--json'));
     expect(got.template_info.detail.note).toBe('See you');
 
@@ -53,7 +37,7 @@ describe('payctl templates', { timeout: 120_000 }, () => {
     expect(broken.stderr).toContain('nothing was sent');
     writeFileSync(file, JSON.stringify({ template_info: {} }));
     expect((await cli('templates', 'update', created.id, '--file', file)).code).toBe(2);
-    expect((await server.request('GET', `/v2/invoicing/templates/${created.id}`)).body.name).toBe('Workshop (2)');
+    expect((await server.harness.request('GET', `/v2/invoicing/templates/${created.id}`)).body.name).toBe('Workshop (2)');
 
     writeFileSync(file, JSON.stringify({ name: 'Quantity' }));
     const taken = await cli('templates', 'update', created.id, '--file', file, '--json');

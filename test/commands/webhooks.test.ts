@@ -2,14 +2,12 @@
 // events, deliveries, verify, and `listen --forward-to` end to end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { emitEvent, startReceiver, subscribe, verificationRequest, waitUntil, type Receiver } from '../server/webhooks-support.js';
-import { ensureBuilt, okJson as json, REPO, runCli, serverEnv } from './cli-harness.js';
+import { okJson as json, REPO, useCliServer } from './cli-harness.js';
 
 const COMMANDS = [
   'webhooks:create',
@@ -27,23 +25,9 @@ const COMMANDS = [
   'webhooks:events:resend',
 ];
 
-let t: TestServer;
-let dir: string;
-let env: Record<string, string>;
+const server = useCliServer(COMMANDS, 'payctl-webhooks-cli-', { setUpTimeoutMs: 180_000 });
 
-beforeAll(async () => {
-  ensureBuilt(COMMANDS);
-  t = await startTestServer({ memory: true });
-  dir = mkdtempSync(join(tmpdir(), 'payctl-webhooks-cli-'));
-  env = serverEnv(t, dir);
-}, 180_000);
-
-afterAll(async () => {
-  await t?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const cli = (...args: string[]) => runCli(args, { env });
+const cli = server.cli;
 
 
 describe('subscriptions', () => {
@@ -111,7 +95,7 @@ describe('listen --forward-to', () => {
   it('subscribes, forwards each delivery unchanged, shows the answer, and unsubscribes on Ctrl-C', async () => {
     let targetStatus = 201;
     target = await startReceiver(() => ({ status: targetStatus }));
-    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env, CI: '1', NO_COLOR: '1' };
+    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...server.env, CI: '1', NO_COLOR: '1' };
     child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'webhooks', 'listen', '--forward-to', `${target.url}/app`, '--events', 'PAYMENT.CAPTURE.*', '--json'], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,7 +107,7 @@ describe('listen --forward-to', () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     await waitUntil(() => stderr.includes('Listening on'), 20_000, `listen to start (stderr: ${stderr})`);
     const webhookId = /as webhook ([A-Z0-9]+)/.exec(stderr)?.[1] as string;
-    const hooks = (await t.request('GET', '/v1/notifications/webhooks')).body.webhooks;
+    const hooks = (await server.harness.request('GET', '/v1/notifications/webhooks')).body.webhooks;
     expect(hooks.map((hook: { id: string }) => hook.id)).toContain(webhookId);
     expect(hooks.find((hook: { id: string }) => hook.id === webhookId).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
@@ -145,15 +129,15 @@ describe('listen --forward-to', () => {
     });
     const forwarded = target.received.find((r) => JSON.parse(r.body).id === event.id);
     expect(forwarded?.path).toBe(`/app/captures/${captureId}`);
-    const stored = await t.request('GET', `/v1/notifications/webhooks-events/${event.id}`);
+    const stored = await server.harness.request('GET', `/v1/notifications/webhooks-events/${event.id}`);
     expect(forwarded?.body).toBe(JSON.stringify(stored.body));
-    const verified = await t.request('POST', '/v1/notifications/verify-webhook-signature', { body: verificationRequest(forwarded!, webhookId) });
+    const verified = await server.harness.request('POST', '/v1/notifications/verify-webhook-signature', { body: verificationRequest(forwarded!, webhookId) });
     expect(verified.body.verification_status).toBe('SUCCESS');
     await waitUntil(async () => {
-      const [delivery] = (await t.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries;
+      const [delivery] = (await server.harness.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries;
       return delivery?.status === 'DELIVERED';
     }, 5_000, 'the delivery to be recorded');
-    const delivered = (await t.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries[0];
+    const delivered = (await server.harness.request('GET', `/_payctl/deliveries?event_id=${event.id}&webhook_id=${webhookId}`)).body.deliveries[0];
     expect(delivered).toMatchObject({ status: 'DELIVERED', last_status_code: 201 });
 
     // A failing target: listen says so, and the service keeps the delivery for a retry.
@@ -162,23 +146,23 @@ describe('listen --forward-to', () => {
     await waitUntil(() => records.some((r) => r.event_id === second.id), 10_000, 'the second listen line');
     expect(records.find((r) => r.event_id === second.id)).toMatchObject({ status: 500, path: `/captures/${second.resource.id}/declined` });
     await waitUntil(async () => {
-      const [delivery] = (await t.request('GET', `/_payctl/deliveries?event_id=${second.id}`)).body.deliveries;
+      const [delivery] = (await server.harness.request('GET', `/_payctl/deliveries?event_id=${second.id}`)).body.deliveries;
       return delivery?.attempt_count === 1;
     }, 5_000, 'the failed attempt');
-    const retry = (await t.request('GET', `/_payctl/deliveries?event_id=${second.id}`)).body.deliveries[0];
+    const retry = (await server.harness.request('GET', `/_payctl/deliveries?event_id=${second.id}`)).body.deliveries[0];
     expect(retry).toMatchObject({ status: 'PENDING', last_status_code: 500 });
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain(`removing webhook ${webhookId}`);
-    const after = (await t.request('GET', '/v1/notifications/webhooks')).body.webhooks;
+    const after = (await server.harness.request('GET', '/v1/notifications/webhooks')).body.webhooks;
     expect(after.map((hook: { id: string }) => hook.id)).not.toContain(webhookId);
   }, 60_000);
 });
 
 describe('listen --poll', () => {
   it('follows the event history and prints new events as NDJSON', async () => {
-    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env, CI: '1', NO_COLOR: '1' };
+    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...server.env, CI: '1', NO_COLOR: '1' };
     const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), 'webhooks', 'listen', '--poll', '--events', 'PAYMENT.CAPTURE.REFUNDED', '--json'], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -190,8 +174,8 @@ describe('listen --poll', () => {
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       await waitUntil(() => stderr.includes('Following the event history'), 20_000, `listen --poll to start (stderr: ${stderr})`);
-      const skipped = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.COMPLETED', resourceType: 'capture', resourceId: 'POLL0000000000001' });
-      const wanted = await emitEvent(t, { eventType: 'PAYMENT.CAPTURE.REFUNDED', resourceType: 'refund', resourceId: 'POLL0000000000002' });
+      const skipped = await emitEvent(server.harness, { eventType: 'PAYMENT.CAPTURE.COMPLETED', resourceType: 'capture', resourceId: 'POLL0000000000001' });
+      const wanted = await emitEvent(server.harness, { eventType: 'PAYMENT.CAPTURE.REFUNDED', resourceType: 'refund', resourceId: 'POLL0000000000002' });
       await waitUntil(() => records.length >= 1, 10_000, 'the polled event');
       expect(records).toHaveLength(1);
       expect(records[0]).toMatchObject({ event_id: wanted.id, event_type: 'PAYMENT.CAPTURE.REFUNDED', signature_valid: null, path: null });
@@ -212,9 +196,9 @@ describe('trigger --simulate and verify', () => {
       expect(event).toMatchObject({ event_type: 'CUSTOMER.DISPUTE.CREATED', resource_type: 'dispute' });
       const [delivery] = await receiver.waitFor(1);
       expect(delivery?.path).toBe(`/sim/disputes/${event.resource.dispute_id}`);
-      const headersJson = join(dir, 'headers.json');
-      const headersText = join(dir, 'headers.txt');
-      const body = join(dir, 'body.json');
+      const headersJson = join(server.dir, 'headers.json');
+      const headersText = join(server.dir, 'headers.txt');
+      const body = join(server.dir, 'body.json');
       writeFileSync(headersJson, JSON.stringify(delivery?.headers));
       writeFileSync(headersText, Object.entries(delivery?.headers ?? {}).map(([name, value]) => `${name.toUpperCase()}: ${value}`).join('\r\n'));
       writeFileSync(body, delivery?.body ?? '');
@@ -246,7 +230,7 @@ describe('trigger --simulate and verify', () => {
   ])('trigger %s runs the real flow and prints the recorded event', async (eventType, resourceType) => {
     const event = json(await cli('webhooks', 'trigger', eventType, '--json'));
     expect(event).toMatchObject({ event_type: eventType, resource_type: resourceType });
-    const stored = await t.request('GET', `/v1/notifications/webhooks-events/${event.id}`);
+    const stored = await server.harness.request('GET', `/v1/notifications/webhooks-events/${event.id}`);
     expect(stored.body).toEqual(event);
   });
 
@@ -276,12 +260,12 @@ describe('events and deliveries', () => {
       ]);
       expect(json(await cli('webhooks', 'events', 'get', event.id, '--json'))).toEqual(event);
 
-      const hook = await subscribe(t, receiver.url, ['PAYMENT.AUTHORIZATION.VOIDED']);
+      const hook = await subscribe(server.harness, receiver.url, ['PAYMENT.AUTHORIZATION.VOIDED']);
       const resent = json(await cli('webhooks', 'events', 'resend', event.id, '--webhook-id', hook, '--json'));
       expect(resent.id).toBe(event.id);
       const [delivery] = await receiver.waitFor(1);
       expect(delivery?.path).toBe(`/authorizations/${event.resource.id}/void`);
-      await waitUntil(async () => (await t.request('GET', `/_payctl/deliveries?event_id=${event.id}`)).body.deliveries[0]?.status === 'DELIVERED');
+      await waitUntil(async () => (await server.harness.request('GET', `/_payctl/deliveries?event_id=${event.id}`)).body.deliveries[0]?.status === 'DELIVERED');
       const log = json(await cli('webhooks', 'deliveries', '--event', event.id, '--json'));
       expect(log.deliveries).toHaveLength(1);
       expect(log.deliveries[0]).toMatchObject({ kind: 'RESEND', status: 'DELIVERED', webhook_id: hook, attempt_count: 1 });
@@ -289,7 +273,7 @@ describe('events and deliveries', () => {
       const table = await cli('webhooks', 'deliveries', '--event', event.id);
       expect(table.stdout.split('\n')[0]).toBe('Event\tType\tStatus\tAttempts\tLast result\tNext attempt\tURL');
       expect(table.stdout.split('\n')[1]).toContain('\tDELIVERED\t1\t200\t');
-      await t.request('DELETE', `/v1/notifications/webhooks/${hook}`);
+      await server.harness.request('DELETE', `/v1/notifications/webhooks/${hook}`);
     } finally {
       await receiver.close();
     }

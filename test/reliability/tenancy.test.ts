@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../src/server/app.js';
 import { startTestServer, type Merchant } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { changedTables, errorShapeProblem, send, snapshot, type Answer, type Snapshot } from './fixtures/http.js';
 import { Receiver, Resources, settle } from './fixtures/resources.js';
 import { fixtureFor, routeKey, wireRequest, type ValidRequest } from './fixtures/routes.js';
@@ -167,9 +168,20 @@ describe('references to another merchant inside a body', () => {
     expect(resend.status).toBe(404);
     const simulate = await send(t.url, { method: 'POST', target: '/v1/notifications/simulate-event', headers, body: JSON.stringify({ webhook_id: webhookId, event_type: 'PAYMENT.CAPTURE.COMPLETED' }) });
     expect(simulate.status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.seen.length).toBe(seen);
+    // Nothing written: a resend or a simulation is a delivery row its request writes, so none will
+    // ever be attempted.
     expect(changedTables(before, await snapshot(t.server.db))).toEqual([]);
+    // The control: the owner's own simulation to the same webhook arrives, and is the only request
+    // the receiver got since.
+    const own = await send(t.url, {
+      method: 'POST',
+      target: '/v1/notifications/simulate-event',
+      headers: { ...headers, authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ webhook_id: webhookId, event_type: 'PAYMENT.CAPTURE.COMPLETED' }),
+    });
+    expect(own.status).toBe(202);
+    await waitFor(() => receiver.seen.length > seen, { timeoutMs: 10_000, what: "the owner's simulated event at the receiver" });
+    expect(receiver.seen.length).toBe(seen + 1);
   });
 
   it("an invoice naming the merchant's template id gets none of the template's content", async () => {

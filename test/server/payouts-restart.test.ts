@@ -5,12 +5,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { CHUNK_SIZE, processPayoutBatches } from '../../src/server/payouts/processing.js';
 import { httpRequest } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Jobs run only when the test (or a start-up catch-up) runs them. */
 const QUIET = { jobIntervalMs: 3_600_000 };
@@ -176,20 +176,20 @@ describe('resuming a batch after a restart', () => {
       stderr += chunk.toString();
     });
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    let settledAtKill = 0;
-    try {
-      for (let polls = 0; polls < 6000; polls += 1) {
-        settledAtKill = (() => {
-          try {
-            return settledCount(batchId);
-          } catch {
-            return 0; // the child may be opening the file
-          }
-        })();
-        if (settledAtKill >= CHUNK_SIZE) break;
-        if (child.exitCode !== null) break;
-        await sleep(5);
+    const settled = (): number => {
+      try {
+        return settledCount(batchId);
+      } catch {
+        return 0; // the child may be opening the file
       }
+    };
+    try {
+      // Polled often: the kill must land after the first chunk committed and before the last.
+      await waitFor(() => settled() >= CHUNK_SIZE || child.exitCode !== null, {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        what: () => `the first chunk of ${CHUNK_SIZE} items to be settled (${settled()} so far; stderr: ${stderr})`,
+      });
       child.kill('SIGKILL');
       await exited;
     } finally {

@@ -8,17 +8,9 @@ import { latestMigrationId } from '../../src/server/db/migrate.js';
 import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
 import type { Storage } from '../../src/server/db/storage.js';
 import { emptyTestDatabase, onPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NOW = '2026-01-01T00:00:00Z';
-
-/** Resolves once `check` does (polled: the condition lives in another session of the server). */
-async function until(check: () => Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe.runIf(onPostgres)('PostgreSQL storage', () => {
   let database: TestDatabase;
@@ -135,11 +127,11 @@ describe.runIf(onPostgres)('PostgreSQL storage', () => {
       order.push('second in');
     });
     // The second session is blocked on the advisory lock (seen from the server), and has not entered.
-    await until(async () => {
+    await waitFor(async () => {
       const waiting = await sql<{ n: bigint }>`
         SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`.execute(storage.db);
       return waiting.rows[0]!.n === 1n;
-    }, 'the second transaction to wait on the advisory lock');
+    }, { timeoutMs: 10_000, what: 'the second transaction to wait on the advisory lock' });
     expect(order).toEqual(['first in']);
     releaseFirst();
     await Promise.all([first, second]);

@@ -4,11 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, subscribe, verificationRequest, type ReceivedRequest, type Receiver } from './webhooks-support.js';
+import { waitFor } from '../helpers/wait.js';
+import { emitEvent, startReceiver, subscribe, verificationRequest, type ReceivedRequest, type Receiver } from './webhooks-support.js';
 
 let t: TestServer;
 let receiver: Receiver;
 let webhookId: string;
+/** Subscribed, never emitted by the calls under test: the marker events of `delivered`. */
+const MARKER = 'PAYMENT.CAPTURE.REVERSED';
 
 beforeAll(async () => {
   t = await startTestServer({ memory: true });
@@ -19,6 +22,7 @@ beforeAll(async () => {
     'PAYMENT.CAPTURE.PENDING',
     'PAYMENT.AUTHORIZATION.VOIDED',
     'PAYMENT.CAPTURE.REFUNDED',
+    MARKER,
   ]);
 });
 afterAll(async () => {
@@ -49,16 +53,24 @@ async function authorization(value = '25.00'): Promise<string> {
 const capture = (authId: string, headers: Record<string, string> = {}) =>
   t.request('POST', `/v2/payments/authorizations/${authId}/capture`, { body: {}, headers: { ...FULL, 'service-request-id': randomUUID(), ...headers } });
 
-/** The one delivery of `eventType` (about `resourceId` when given) that the last call caused. */
+type Received = { id: string; event_type: string; resource_type: string; resource: { id: string } };
+const eventOf = (request: ReceivedRequest) => JSON.parse(request.body) as Received;
+
+/**
+ * The one delivery of `eventType` (about `resourceId` when given) that the last call caused. Once
+ * it is here, a marker event about the same resource is written: a subscription's first attempts
+ * for one resource follow commit order, so when the marker arrives every event about the resource
+ * committed before it has been sent, a second one of `eventType` included.
+ */
 async function delivered(eventType: string, resourceId?: string): Promise<ReceivedRequest> {
-  await receiver.waitFor(1);
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  const matching = receiver.received.filter((r) => {
-    const event = JSON.parse(r.body) as { event_type: string; resource: { id: string } };
-    return event.event_type === eventType && (resourceId === undefined || event.resource.id === resourceId);
-  });
-  expect(matching).toHaveLength(1);
-  return matching[0] as ReceivedRequest;
+  const matching = () =>
+    receiver.received.filter((r) => eventOf(r).event_type === eventType && (resourceId === undefined || eventOf(r).resource.id === resourceId));
+  await waitFor(() => matching().length > 0, { what: `a ${eventType} delivery` });
+  const first = eventOf(matching()[0] as ReceivedRequest);
+  const marker = await emitEvent(t, { eventType: MARKER, resourceType: first.resource_type, resourceId: first.resource.id });
+  await waitFor(() => receiver.received.some((r) => eventOf(r).id === marker.id), { what: `the marker after ${first.id}` });
+  expect(matching()).toHaveLength(1);
+  return matching()[0] as ReceivedRequest;
 }
 
 async function expectVerified(request: ReceivedRequest): Promise<void> {

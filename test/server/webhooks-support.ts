@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { writeEvent, type EventEnvelope } from '../../src/server/core/events.js';
 import type { TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -74,7 +75,7 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
       current = next;
     },
     async waitFor(count, timeoutMs = 5_000) {
-      await waitUntil(() => received.length >= count, timeoutMs, `${count} requests at the receiver (got ${received.length})`);
+      await waitUntil(() => received.length >= count, timeoutMs, () => `${count} requests at the receiver (got ${received.length})`);
       return received;
     },
     async close() {
@@ -92,13 +93,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+/** waitFor (test/helpers/wait.ts) with positional arguments, as the webhook tests call it. */
+export function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what: string | (() => string) = 'condition'): Promise<void> {
+  return waitFor(check, { timeoutMs, what });
 }
 
 export interface EmitOptions {
@@ -171,8 +168,60 @@ export async function waitForDelivery(
   await waitUntil(async () => {
     [last] = await deliveries(t, `event_id=${eventId}`);
     return last !== undefined && check(last);
-  }, timeoutMs, `delivery of ${eventId} (last: ${JSON.stringify(last && { status: last.status, attempts: last.attempt_count })})`);
+  }, timeoutMs, () => `delivery of ${eventId} (last: ${JSON.stringify(last && { status: last.status, attempts: last.attempt_count })})`);
   return last as DeliveryView;
+}
+
+let barriers = 0;
+
+export interface RetryBarrier {
+  receiver: Receiver;
+  /**
+   * Writes a control event whose first attempt fails; resolves once that attempt is recorded, with
+   * `passed`: a function that resolves once the control's retry was made and recorded.
+   */
+  arm(): Promise<() => Promise<void>>;
+}
+
+/**
+ * The positive control of a "nothing more is attempted once the clock has moved" check: deliveries
+ * of their own (their own receiver, subscribed to `eventType` only, which the test's other
+ * subscriptions must not name) that fail their first attempt, so each is due again a fixed time
+ * later on the account clock: 60 s (an answer of 500), or `retryAfterSeconds` (a 429 with
+ * Retry-After, for a server whose clock moves only when the test moves it). Arm it after the
+ * deliveries under test made their last attempt, move the clock past the control's retry, then
+ * `passed()` resolves once that retry was made and recorded: the dispatcher has read the account's
+ * due deliveries at the new time, and anything under test that was due by then (due no later than
+ * the control, so claimed in the same read or an earlier one, and started no later than the control
+ * in that read's launch) would have been attempted alongside it.
+ */
+export async function retryBarrier(
+  t: TestServer,
+  options: { eventType?: string; retryAfterSeconds?: number } = {},
+): Promise<RetryBarrier> {
+  const { eventType = 'PAYMENT.CAPTURE.DENIED', retryAfterSeconds } = options;
+  const seen = new Set<string>();
+  const receiver = await startReceiver((request) => {
+    const { id } = JSON.parse(request.body) as { id: string };
+    if (seen.has(id)) return { status: 200 };
+    seen.add(id);
+    return retryAfterSeconds === undefined ? { status: 500 } : { status: 429, headers: { 'retry-after': String(retryAfterSeconds) } };
+  });
+  await subscribe(t, receiver.url, [eventType]);
+  return {
+    receiver,
+    async arm() {
+      barriers += 1;
+      const event = await emitEvent(t, { eventType, resourceType: 'capture', resourceId: `BARRIER${String(barriers).padStart(10, '0')}` });
+      await waitForDelivery(t, event.id, (d) => d.attempt_count === 1);
+      return async function passed() {
+        const delivery = await waitForDelivery(t, event.id, (d) => d.status !== 'PENDING' || d.attempt_count > 1);
+        if (delivery.status !== 'DELIVERED' || delivery.attempt_count !== 2) {
+          throw new Error(`the control delivery ended ${delivery.status} after ${delivery.attempt_count} attempts, not DELIVERED after 2`);
+        }
+      };
+    },
+  };
 }
 
 /** The headers of a delivery as verify-webhook-signature wants them. */

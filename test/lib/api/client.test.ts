@@ -192,8 +192,8 @@ describe('ApiClient', () => {
 
   it('gives up on a refused connection with exit code 6 after retrying', async () => {
     const { url } = await serve((_request, response) => json(response, 200, {}));
-    server?.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Closed (the callback runs once the port no longer listens): every attempt is refused.
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     const error = await clientFor(url, { retries: 1 })
       .request({ method: 'GET', path: '/x', headers: { Authorization: 'Bearer admin' } })
       .catch((caught: unknown) => caught);
