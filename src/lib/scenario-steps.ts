@@ -1,5 +1,6 @@
 // What each kind of scenario step takes (checked before anything runs) and does (through src/lib/api).
 
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ApiClient } from './api/client.js';
 import { ApiError, UsageError } from './api/errors.js';
@@ -199,7 +200,7 @@ const runDispute: Runner<'dispute'> = async (ctx, input) => {
 };
 
 const runPayout: Runner<'payout'> = async (ctx, input) => {
-  const header = { sender_batch_id: ctx.requestId('batch').slice(-60), ...(input.sender_batch_header ?? {}) };
+  const header = { sender_batch_id: `scn-${createHash('sha256').update(ctx.requestId('batch')).digest('hex').slice(0, 40)}`, ...(input.sender_batch_header ?? {}) };
   return createPayoutBatch(ctx.client, { sender_batch_header: header, items: input.items } as unknown as Parameters<typeof createPayoutBatch>[1], { requestId: ctx.requestId('create') });
 };
 

@@ -58,6 +58,21 @@ describe('fault rules', () => {
     ]);
   });
 
+  it("a reset of the merchant's data removes its rules, and its calls are answered again", async () => {
+    const m = await freshMerchant();
+    const other = await freshMerchant();
+    const mine = await addRule({ method: 'GET', path: '/v2/payments/captures/*', respond: { status: 503 } }, m.token);
+    const theirs = await addRule({ method: 'GET', path: '/v2/payments/captures/*', respond: { status: 503 } }, other.token);
+    // Positive control: the rule answers before the reset.
+    expect((await t.request('GET', '/v2/payments/captures/NOPE', { token: m.token })).status).toBe(503);
+    expect((await t.request('POST', '/_payctl/reset', { token: m.token })).status).toBe(200);
+    expect((await t.request('GET', `/_payctl/faults/${mine.body.id}`, { token: m.token })).status).toBe(404);
+    expect((await t.request('GET', '/v2/payments/captures/NOPE', { token: m.token })).status).toBe(404);
+    // Another merchant's rule is not touched.
+    expect((await t.request('GET', `/_payctl/faults/${theirs.body.id}`, { token: other.token })).status).toBe(200);
+    expect((await t.request('GET', '/v2/payments/captures/NOPE', { token: other.token })).status).toBe(503);
+  });
+
   it('counts exactly under concurrent calls: after 5, times 3 fires on exactly three of 30', async () => {
     const m = await freshMerchant();
     const created = await addRule({ method: 'GET', path: '/v2/payments/captures/*', after: 5, times: 3, respond: { status: 503 } }, m.token);

@@ -8,7 +8,7 @@ describe('journal masking and caps', () => {
     const plain = '{"id":"CAP-1","status":"COMPLETED"}';
     expect(keepText(plain, 'application/json; charset=utf-8')).toEqual({ json: plain, truncated: false });
     const secret = JSON.parse(keepText('{"access_token":"A21AA-XYZ","token_type":"Bearer","app_id":"APP-1"}', 'application/json').json);
-    expect(secret).toEqual({ access_token: MASK, token_type: MASK, app_id: 'APP-1' });
+    expect(secret).toEqual({ access_token: MASK, token_type: 'Bearer', app_id: 'APP-1' });
   });
 
   it('cuts an answer longer than the cap to a string of at most the cap, marked', () => {
@@ -30,6 +30,15 @@ describe('journal masking and caps', () => {
     const kept = JSON.parse(keepParsed({ grant_type: 'client_credentials', client_secret: 's3cr3t', nested: [{ password: 'p', name: 'n' }] }).json);
     expect(kept).toEqual({ grant_type: 'client_credentials', client_secret: MASK, nested: [{ password: MASK, name: 'n' }] });
     expect(keepParsed(undefined)).toEqual({ json: 'null', truncated: false });
+  });
+
+  it("keeps a card's last four digits and never its security code", () => {
+    const body = { payment_source: { card: { number: '4111 1111 1111 1111', security_code: '123', expiry: '2030-12', name: 'Ada' } } };
+    const kept = JSON.parse(keepParsed(body).json);
+    expect(kept).toEqual({ payment_source: { card: { number: `${MASK}1111`, security_code: MASK, expiry: '2030-12', name: 'Ada' } } });
+    expect(keepParsed(body).json).not.toContain('4111');
+    // A number elsewhere (not a card's) stays.
+    expect(JSON.parse(keepParsed({ invoice: { number: 'INV-4111111111111111' } }).json)).toEqual({ invoice: { number: 'INV-4111111111111111' } });
   });
 
   it('masks credentials in headers (keeping the scheme) and in the query', () => {

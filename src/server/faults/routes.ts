@@ -19,6 +19,7 @@ function scopeOf(request: FastifyRequest): string | undefined {
 
 export function registerFaultRoutes(app: FastifyInstance, deps: ServerDeps, routes: readonly RouteRef[]): void {
   const config = { auth: 'bearer-or-admin' as const };
+  faults.deleteRulesOnReset(deps);
 
   app.post('/_payctl/faults', { config }, async (request, reply) => {
     const accountId = scopeOf(request);

@@ -101,6 +101,14 @@ export async function deleteRule(deps: ServerDeps, id: string, accountId: string
   if (!deleted) throw notFound('fault', id);
 }
 
+/** A reset of a merchant's data removes its rules too, in the reset's transaction (the journal stays). */
+export function deleteRulesOnReset(deps: ServerDeps): void {
+  deps.hooks.onAccountReset.push(async (db, accountId) => {
+    await store.deleteRules(db, accountId);
+    rulesChanged(deps);
+  });
+}
+
 export async function deleteRules(deps: ServerDeps, accountId: string | undefined): Promise<void> {
   await deps.storage.transaction({ name: 'faults.delete-all' }, (trx) => store.deleteRules(trx, accountId));
   rulesChanged(deps);

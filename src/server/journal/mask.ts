@@ -6,13 +6,21 @@ export const MASK = '[masked]';
 /** Each body is kept up to this many bytes of its JSON (or text); a longer one is cut and marked. */
 export const BODY_CAP_BYTES = 64 * 1024;
 
-/** Header, field and query names whose values are secrets: never stored. */
-const SECRET_NAME = /secret|token|password|passwd|assertion|authorization|api[-_]?key|cookie|credential|signature/i;
-/** Cheap test before a body is parsed and walked: most bodies name no secret at all. */
-const MAY_HOLD_SECRET = /secret|token|password|passwd|assertion|authorization|api[-_]?key|cookie|credential|signature/i;
+/** Header, field and query names whose values are secrets (a card's security code too): never stored. */
+const SECRET_NAME = /secret|token|password|passwd|assertion|authorization|api[-_]?key|cookie|credential|signature|security_code|cvv|cvc/i;
+/** Names that match SECRET_NAME but say only which kind of secret it is. */
+const NOT_SECRET: ReadonlySet<string> = new Set(['token_type']);
+/** Cheap test before a body is parsed and walked: most bodies name no secret and no card at all. */
+const MAY_HOLD_SECRET = /secret|token|password|passwd|assertion|authorization|api[-_]?key|cookie|credential|signature|security_code|cvv|cvc|"card"/i;
 
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  return SECRET_NAME.test(name) && !NOT_SECRET.has(name.toLowerCase());
+}
+
+/** A card number as the journal keeps it: its last four digits only. */
+function maskedCardNumber(value: string | number): string {
+  const digits = String(value).replace(/\D/g, '');
+  return digits.length > 4 ? `${MASK}${digits.slice(-4)}` : MASK;
 }
 
 /** The Authorization header keeps its scheme ("Bearer [masked]"): which kind of credential was sent. */
@@ -32,13 +40,19 @@ export function maskHeaders(headers: IncomingHttpHeaders | OutgoingHttpHeaders):
   return kept;
 }
 
-/** A JSON value with every string or number under a secret-looking key replaced by the mask. */
-export function maskValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskValue);
+/**
+ * A JSON value with every string or number under a secret-looking key replaced by the mask, and a
+ * card's number (`number` in an object under `card`) cut to its last four digits.
+ */
+export function maskValue(value: unknown, parentKey = ''): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, parentKey));
   if (value === null || typeof value !== 'object') return value;
+  const inCard = parentKey.toLowerCase() === 'card';
   const masked: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    masked[key] = isSecretName(key) && (typeof inner === 'string' || typeof inner === 'number') ? MASK : maskValue(inner);
+    const scalar = typeof inner === 'string' || typeof inner === 'number';
+    if (scalar && inCard && key === 'number') masked[key] = maskedCardNumber(inner);
+    else masked[key] = isSecretName(key) && scalar ? MASK : maskValue(inner, key);
   }
   return masked;
 }

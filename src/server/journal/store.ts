@@ -53,9 +53,8 @@ export interface JournalFilter {
   /** undefined: every merchant (the admin key). */
   accountId: string | undefined;
   method?: string;
-  /** A path prefix, or (with '*') a LIKE pattern matched in full. */
+  /** A path prefix (a '*' pattern is narrowed to its literal prefix here, then matched in full by the service). */
   pathPrefix?: string;
-  pathLike?: string;
   statusExact?: number;
   statusClass?: number;
   since?: string;
@@ -78,7 +77,6 @@ export async function listEntries(db: Queryable, filter: JournalFilter): Promise
   if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
   if (filter.method !== undefined) query = query.where('method', '=', filter.method);
   if (filter.pathPrefix !== undefined) query = query.where(sql<boolean>`path LIKE ${`${likeLiteral(filter.pathPrefix)}%`} ESCAPE '\\'`);
-  if (filter.pathLike !== undefined) query = query.where(sql<boolean>`path LIKE ${filter.pathLike} ESCAPE '\\'`);
   if (filter.statusExact !== undefined) query = query.where('status', '=', BigInt(filter.statusExact));
   if (filter.statusClass !== undefined) {
     query = query.where('status', '>=', BigInt(filter.statusClass * 100)).where('status', '<', BigInt(filter.statusClass * 100 + 100));

@@ -2,10 +2,21 @@
 // payer_info, shipping_info and cart_info: read through the payments and orders interfaces.
 
 import type { ServiceContext } from '../core/deps.js';
+import { ServiceError } from '../http/errors.js';
 import type { DetailField } from './schema.js';
 import type { ReportRow } from './store.js';
 
 type Json = Record<string, any>;
+
+/** The order, or undefined when it no longer exists (a reset); any other failure fails the request. */
+async function orderOrNothing(ctx: ServiceContext, orderId: string): Promise<unknown> {
+  try {
+    return await ctx.deps.domains.orders.getOrder(ctx, orderId);
+  } catch (error) {
+    if (error instanceof ServiceError && error.errorName === 'RESOURCE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
 export type OrderParts = Partial<Record<'payer_info' | 'shipping_info' | 'cart_info', Json>>;
 
 /** The capture a movement belongs to: its own (a capture) or the one it follows from (refund, reversal). */
@@ -74,7 +85,7 @@ export async function orderPartsOf(ctx: ServiceContext, rows: readonly ReportRow
     if (found === undefined) {
       found = {};
       const capture = await ctx.deps.domains.payments.findCapture(ctx, captureId);
-      const order = capture ? ((await ctx.deps.domains.orders.getOrder(ctx, capture.orderId).catch(() => undefined)) as Json | undefined) : undefined;
+      const order = capture ? ((await orderOrNothing(ctx, capture.orderId)) as Json | undefined) : undefined;
       const unit = (order?.purchase_units as Json[] | undefined)?.find((candidate) =>
         (candidate.payments?.captures as Json[] | undefined)?.some((entry) => entry.id === captureId),
       );

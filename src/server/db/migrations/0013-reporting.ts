@@ -33,10 +33,13 @@ const REVERSAL_BACKFILL = [
   `UPDATE balance_movements SET related_id = reference_id WHERE kind = 'PAYOUT_RETURN'`,
 ];
 
-/** The running balance in the order the movements were recorded. */
-const BALANCE_BACKFILL = `UPDATE balance_movements SET balance_after = (
-    SELECT SUM(m.amount_minor) FROM balance_movements m
-    WHERE m.account_id = balance_movements.account_id AND m.currency = balance_movements.currency AND m.seq <= balance_movements.seq)`;
+/**
+ * The running balance in the order the movements were recorded, in one pass (a window over each
+ * merchant's currency), so a large ledger migrates in linear time on both engines.
+ */
+const BALANCE_BACKFILL = `UPDATE balance_movements SET balance_after = running.total
+  FROM (SELECT seq, SUM(amount_minor) OVER (PARTITION BY account_id, currency ORDER BY seq) AS total FROM balance_movements) AS running
+  WHERE running.seq = balance_movements.seq`;
 
 export const reportingMigration: Migration = {
   id: 13,
