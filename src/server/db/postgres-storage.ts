@@ -8,8 +8,6 @@ import {
   PostgresDialect,
   PostgresDriver,
   sql,
-  InsertQueryNode,
-  ValuesNode,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -60,51 +58,13 @@ const committedWithStep = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
 /** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
 const pendingBegin = new WeakMap<DatabaseConnection, string>();
-/** Per connection in a transaction: statements sent whose answers are not awaited yet (BEGIN, held inserts), in order. */
-const unanswered = new WeakMap<DatabaseConnection, Array<Promise<unknown>>>();
 
 /**
- * Tables whose plain inserts a transaction does not wait for: rows with fresh ids that no caller
- * expects a write error from (a caller that maps an insert's error, as invoices map a taken
- * number, must not be listed: the error would come with the next statement instead).
- */
-const HELD_INSERT_TABLES: ReadonlySet<string> = new Set(['events', 'captures', 'refunds', 'authorizations']);
-
-/**
- * The rows a statement inserts when its answer says nothing more than that count: a plain INSERT
- * ... VALUES (no RETURNING, no ON CONFLICT, no WITH) into a HELD_INSERT_TABLES table, which inserts
- * every row or fails. undefined for any other statement.
- */
-function heldInsertRows(query: CompiledQuery): number | undefined {
-  const node = query.query;
-  if (!InsertQueryNode.is(node) || node.into === undefined || node.values === undefined || !ValuesNode.is(node.values)) return undefined;
-  const plain =
-    node.returning === undefined && node.onConflict === undefined && node.onDuplicateKey === undefined && node.with === undefined &&
-    node.orAction === undefined && !node.ignore && !node.replace && node.explain === undefined && node.endModifiers === undefined &&
-    node.output === undefined;
-  if (!plain || !HELD_INSERT_TABLES.has(node.into.table.identifier.name)) return undefined;
-  return node.values.values.length;
-}
-
-/** Waits for the answers not awaited yet, in order; throws the first error among them. */
-async function answersOf(sent: Array<Promise<unknown>> | undefined): Promise<void> {
-  if (sent === undefined || sent.length === 0) return;
-  const waiting = sent.splice(0);
-  for (const answer of waiting) await answer;
-}
-
-/**
- * Kysely's PostgreSQL driver, with fewer round trips per transaction. The pool's connections
- * pipeline (pg's `pipeline` option): a statement is written without waiting for the answers of
- * those before it, and PostgreSQL runs them in order, each with its own answer.
- * - BEGIN is sent right before the transaction's first statement, without waiting for its answer:
- *   both answers come back together. A transaction that runs no statement sends neither BEGIN nor
- *   its end.
- * - a plain insert into a table of HELD_INSERT_TABLES, in a transaction, is answered at once with
- *   its row count (all it could say) and its real answer is awaited with the next statement's (or
- *   the COMMIT's): an error it met is thrown there, before that statement's result, so the
- *   transaction fails (and a deadlock is retried) as before; a later read sees the row, as
- *   PostgreSQL runs the statements in order.
+ * Kysely's PostgreSQL driver, with two round trips fewer per transaction:
+ * - BEGIN is sent right before the transaction's first statement, without waiting for its answer
+ *   (the pool's connections pipeline, pg's `pipeline` option): PostgreSQL runs them in order, so
+ *   the statement runs in the transaction and both answers come back together. A transaction that
+ *   runs no statement sends neither BEGIN nor its end.
  * - a transaction whose last before-commit step went out with its COMMIT (one simple-protocol
  *   message: the step's row locks are released by the server itself, with no round trip to this
  *   process in between) is not committed a second time.
@@ -116,21 +76,21 @@ class CommitWithStepDriver extends PostgresDriver {
       patched.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        const sent = unanswered.get(connection);
         const begin = pendingBegin.get(connection);
-        if (begin !== undefined && sent !== undefined) {
+        let begun: Promise<unknown> | undefined;
+        if (begin !== undefined) {
           pendingBegin.delete(connection);
-          sent.push(quietly(execute(CompiledQuery.raw(begin))));
+          begun = execute(CompiledQuery.raw(begin));
+          // Awaited below, after the statement written behind it.
+          begun.catch(() => undefined);
         }
-        const held = sent === undefined ? undefined : heldInsertRows(query);
-        if (held !== undefined) {
-          sent!.push(quietly(execute(query)));
-          return { rows: [], numAffectedRows: BigInt(held) };
+        let result: QueryResult<R>;
+        try {
+          result = await execute<R>(query);
+        } finally {
+          // A failed BEGIN (the connection broke) fails the transaction, whatever the statement did.
+          if (begun !== undefined) await begun;
         }
-        const answer = quietly(execute<R>(query));
-        // What was sent before fails the transaction first (a failed BEGIN: the connection broke).
-        await answersOf(sent);
-        const result = await answer;
         if (query.sql.endsWith(COMMIT_WITH_STEP)) committedWithStep.add(connection);
         return result;
       };
@@ -143,34 +103,18 @@ class CommitWithStepDriver extends PostgresDriver {
     if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
     if (settings.accessMode) text += ` ${settings.accessMode}`;
     pendingBegin.set(connection, text);
-    unanswered.set(connection, []);
   }
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      if (pendingBegin.delete(connection)) return;
-      if (committedWithStep.delete(connection)) return;
-      // Through executeQuery: the held inserts' answers first.
-      await super.commitTransaction(connection);
-    } finally {
-      unanswered.delete(connection);
-    }
+    if (pendingBegin.delete(connection)) return;
+    if (committedWithStep.delete(connection)) return;
+    await super.commitTransaction(connection);
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    const sent = unanswered.get(connection);
-    unanswered.delete(connection);
     if (pendingBegin.delete(connection)) return;
-    // The transaction is being abandoned: what its held statements met no longer matters.
-    if (sent !== undefined) await Promise.allSettled(sent);
     await super.rollbackTransaction(connection);
   }
-}
-
-/** The promise, marked handled: its rejection is awaited (and thrown) later, or deliberately dropped. */
-function quietly<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 class CommitWithStepDialect extends PostgresDialect {
