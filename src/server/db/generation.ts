@@ -20,6 +20,9 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
   ],
 };
 
+/** Row changes of tables no cache reads (the request journal), left out of the whole-database count. */
+const UNWATCHED: readonly string[] = ['AFTER INSERT ON request_journal', 'AFTER DELETE ON request_journal'];
+
 /**
  * Returns a function whose value changes whenever the database's content may have changed:
  * - without `of`, `total_changes()` counts every row inserted, updated or deleted through this
@@ -46,6 +49,16 @@ export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRow
       sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${index} ${event} BEGIN SELECT ${fn}(); END`);
     });
   }
+  // Rows no process cache is built from: the request journal's, written after every answer. Their
+  // changes are taken out of total_changes(), so journaling a request never makes a kept answer stale.
+  let unwatched = 0;
+  sqlite.function('payctl_rows_changed_unwatched', { deterministic: false }, () => {
+    unwatched += 1;
+    return null;
+  });
+  UNWATCHED.forEach((event, index) => {
+    sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS payctl_rows_changed_unwatched_${index} ${event} BEGIN SELECT payctl_rows_changed_unwatched(); END`);
+  });
   // One read of the pragma per turn of the event loop: a request's checks (token, answer, expiry)
   // share it. A value kept for the rest of one synchronous run is never newer than the database,
   // and a request that arrives later (after another server's acknowledged commit) reads it again.
@@ -62,7 +75,7 @@ export function dataGeneration(sqlite: BetterSqlite3.Database): (of?: WatchedRow
   };
   return (of) => {
     const elsewhere = otherCommits();
-    if (of === undefined) return `${changes.get() as number}:${elsewhere}`;
+    if (of === undefined) return `${(changes.get() as number) - unwatched}:${elsewhere}`;
     return of === 'elsewhere' ? String(elsewhere) : `${counts[of]}:${elsewhere}`;
   };
 }
