@@ -152,6 +152,38 @@ describe.skipIf(onPostgres)('kept answers on a file database', () => {
   });
 });
 
+describe.skipIf(onPostgres)('kept answers with the request journal on', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ journalSize: 10_000, journalFlushMs: 1 });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  const journaled = async (): Promise<number> =>
+    Number((await t.server.deps.db.selectFrom('request_journal').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('journaling a request (a write after every answer) leaves the kept answer good', async () => {
+    const { captureId } = await capturedPayment(t, '30.00');
+    await dispatcherCaughtUp(t);
+    const path = `/v2/payments/captures/${captureId}`;
+    await t.request('GET', path);
+    // The first GET's journal entry is written before the second GET is sent.
+    const written = await journaled();
+    await t.request('GET', path);
+    await waitUntil(async () => (await journaled()) > written, 5_000, 'the journal to write the second GET');
+    const before = { ...t.server.deps.readCache.stats };
+    const third = await t.request('GET', path);
+    expect(third.status).toBe(200);
+    expect(t.server.deps.readCache.stats.hits).toBe(before.hits + 1);
+    // Positive control: a change through the API still makes the next GET answer anew.
+    expect((await refund(t, captureId, usd('1.00'))).status).toBe(200);
+    const afterRefund = { ...t.server.deps.readCache.stats };
+    await t.request('GET', path);
+    expect(t.server.deps.readCache.stats.hits).toBe(afterRefund.hits);
+  });
+});
+
 describe('kept answers and the clock', () => {
   let t: TestServer;
   let now = Date.parse('2026-03-01T12:00:00Z');
