@@ -69,6 +69,27 @@ async function startTimes(rounds: number): Promise<{ bareMs: number[]; serveMs: 
   return { bareMs, serveMs };
 }
 
+/** The read load of the payments rows: GETs of one capture at 50 connections. */
+function readLoad(served: Served, token: string, captureId: string) {
+  return load({ url: `${served.baseUrl}/v2/payments/captures/${captureId}`, connections: CONNECTIONS, durationSeconds: SECONDS, headers: { authorization: `Bearer ${token}` } });
+}
+
+/** The write load of the payments rows: captures of 0.01 of one authorization at 50 connections, each with a new request id. */
+function captureLoad(served: Served, token: string, authorizationId: string) {
+  return load({
+    url: `${served.baseUrl}/v2/payments/authorizations/${authorizationId}/capture`,
+    connections: CONNECTIONS,
+    durationSeconds: SECONDS,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
+      body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
+    }),
+  });
+}
+
 /**
  * What the request journal (on by default) costs: the read and the capture loads of benchPayments on
  * a server started as a user starts it, reported beside the judged rows (which run --no-journal).
@@ -81,8 +102,7 @@ async function benchJournalCost(baselineHttpRps: number, rawSqliteTps: number): 
     const capture = await api(served, token, 'POST', `/v2/payments/authorizations/${authorizationId}/capture`, {
       amount: { currency_code: 'USD', value: '1.00' },
     }, { 'Service-Request-Id': randomUUID() });
-    const auth = { authorization: `Bearer ${token}` };
-    const read = await load({ url: `${served.baseUrl}/v2/payments/captures/${capture.body.id as string}`, connections: CONNECTIONS, durationSeconds: SECONDS, headers: auth });
+    const read = await readLoad(served, token, capture.body.id as string);
     record({
       workload: 'read: GET capture, 50 connections, request journal on (the default)',
       figure: `${fmt(read.requestsPerSecond)} req/s, p50 ${read.p50} ms, p99 ${read.p99} ms`,
@@ -91,18 +111,7 @@ async function benchJournalCost(baselineHttpRps: number, rawSqliteTps: number): 
       target: '(informative: the journal\'s cost; the judged row runs --no-journal)',
       ok: null,
     }, read);
-    const write = await load({
-      url: `${served.baseUrl}/v2/payments/authorizations/${authorizationId}/capture`,
-      connections: CONNECTIONS,
-      durationSeconds: SECONDS,
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      setupRequest: (request) => ({
-        ...request,
-        headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
-        body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
-      }),
-    });
+    const write = await captureLoad(served, token, authorizationId);
     record({
       workload: 'write: capture 0.01, 50 connections, durable, request journal on (the default)',
       figure: `${fmt(write.requestsPerSecond)} req/s, p50 ${write.p50} ms, p99 ${write.p99} ms, non-2xx ${write.non2xx}`,
@@ -125,7 +134,7 @@ async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteT
   const captureId = capture.body.id as string;
   const auth = { authorization: `Bearer ${token}` };
 
-  const read = await load({ url: `${served.baseUrl}/v2/payments/captures/${captureId}`, connections: CONNECTIONS, durationSeconds: SECONDS, headers: auth });
+  const read = await readLoad(served, token, captureId);
   const readRatio = read.requestsPerSecond / baselineHttpRps;
   record({
     workload: 'read: GET capture, 50 connections',
@@ -136,18 +145,7 @@ async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteT
     ok: readRatio >= 0.5 && read.p99 < 10 && read.non2xx === 0,
   }, read);
 
-  const write = await load({
-    url: `${served.baseUrl}/v2/payments/authorizations/${authorizationId}/capture`,
-    connections: CONNECTIONS,
-    durationSeconds: SECONDS,
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    setupRequest: (request) => ({
-      ...request,
-      headers: { ...request.headers, 'Service-Request-Id': randomUUID() },
-      body: JSON.stringify({ amount: { currency_code: 'USD', value: '0.01' } }),
-    }),
-  });
+  const write = await captureLoad(served, token, authorizationId);
   const writeRatio = write.requestsPerSecond / rawSqliteTps;
   record({
     workload: 'write: capture 0.01, 50 connections, durable',
