@@ -114,8 +114,10 @@ describe('GET /v1/reporting/balances', () => {
   });
 
   it('lists the payout, its fee and the dispute reversal in the search, with their event codes', async () => {
-    const start = new Date(Date.now() - 86_400_000).toISOString();
-    const end = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    // One reading of the clock for both ends: two could put them a millisecond past 31 days apart.
+    const now = Date.now();
+    const start = new Date(now - 86_400_000).toISOString();
+    const end = new Date(now + 30 * 86_400_000).toISOString();
     const result = await t.request('GET', `/v1/reporting/transactions?start_date=${start}&end_date=${end}`);
     expect(result.status, result.text).toBe(200);
     const codes = result.body.transaction_details.map((detail: { transaction_info: { transaction_event_code: string } }) => detail.transaction_info.transaction_event_code);

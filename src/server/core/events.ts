@@ -1,6 +1,7 @@
 // The transactional outbox: an event is written in the same transaction as the change it reports.
 
 import { insertRow } from '../db/prepared.js';
+import type { ServiceContext } from './deps.js';
 import type { Queryable } from '../db/schema.js';
 import { isoMillis, isoSeconds } from './clock.js';
 import { prefixedId, type IdGenerator } from './ids.js';
@@ -39,6 +40,11 @@ export interface EventContext {
   ids: IdGenerator;
   now: Date;
   baseUrl: string;
+}
+
+/** Writes one event to the outbox in the request's transaction, with its ids, time and base URL. */
+export function writeEventIn(ctx: ServiceContext, event: NewEvent): Promise<EventEnvelope> {
+  return writeEvent(ctx.db, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl }, event);
 }
 
 /** Writes one event to the outbox on `db` (which should be the request's transaction). */

@@ -2,7 +2,7 @@
 
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import { writeEvent } from '../core/events.js';
+import { writeEventIn } from '../core/events.js';
 import { notFound } from '../http/errors.js';
 import { money } from '../../lib/money.js';
 import { captureOf } from './money-effects.js';
@@ -99,10 +99,7 @@ export async function saveDispute(
     UPDATED: `Dispute ${dispute.id} was updated`,
     RESOLVED: `Dispute ${dispute.id} was resolved`,
   };
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: ctx.accountId,
       eventType: `CUSTOMER.DISPUTE.${event}`,
       resourceType: 'dispute',

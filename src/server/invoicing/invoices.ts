@@ -2,7 +2,7 @@
 
 import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import { writeEvent } from '../core/events.js';
+import { writeEventIn } from '../core/events.js';
 import { prefixedId, upperId } from '../core/ids.js';
 import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
@@ -149,10 +149,7 @@ export type InvoiceEventType = 'CREATED' | 'UPDATED' | 'SCHEDULED' | 'PAID' | 'R
 
 /** Writes INVOICING.INVOICE.<type> with the invoice as it now is, in the caller's transaction. */
 export async function recordInvoiceEvent(ctx: ServiceContext, type: InvoiceEventType, resource: InvoiceResource, summary: string): Promise<void> {
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: ctx.accountId,
       eventType: `INVOICING.INVOICE.${type}`,
       resourceType: 'invoices',

@@ -1,7 +1,7 @@
 // Outbox events of the orders domain, written in the transaction of the change they report.
 
 import type { ServiceContext } from '../core/deps.js';
-import { writeEvent } from '../core/events.js';
+import { writeEventIn } from '../core/events.js';
 import type { Order } from './present.js';
 
 export type OrderEventType = 'CHECKOUT.ORDER.APPROVED' | 'CHECKOUT.ORDER.COMPLETED';
@@ -12,10 +12,7 @@ const SUMMARIES: Record<OrderEventType, string> = {
 };
 
 export async function writeOrderEvent(ctx: ServiceContext, eventType: OrderEventType, resource: Order): Promise<void> {
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: ctx.accountId,
       eventType,
       resourceType: 'checkout-order',

@@ -1,7 +1,7 @@
 // Outbox events of the payments domain, written in the transaction of the change they report.
 
 import type { ServiceContext } from '../core/deps.js';
-import { writeEvent } from '../core/events.js';
+import { writeEventIn } from '../core/events.js';
 import type { PaymentResource } from './present.js';
 import { voidedExpired } from '../notifications/api.js';
 
@@ -43,10 +43,7 @@ const SUMMARIES: Record<PaymentEventType, (resource: PaymentResource) => string>
 };
 
 export async function writePaymentEvent(ctx: ServiceContext, eventType: PaymentEventType, resource: PaymentResource): Promise<void> {
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: ctx.accountId,
       eventType,
       resourceType: RESOURCE_TYPES[eventType],

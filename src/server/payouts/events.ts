@@ -1,7 +1,7 @@
 // Payout webhook events, written to the outbox in the transaction that changes the state.
 
 import type { ServiceContext } from '../core/deps.js';
-import { writeEvent } from '../core/events.js';
+import { writeEventIn } from '../core/events.js';
 import { fromMinorUnits } from '../../lib/money.js';
 import { batchEventResource, itemResource } from './resources.js';
 import type { ItemStatus } from './states.js';
@@ -30,10 +30,7 @@ export async function writeBatchEvent(
   totals: readonly CurrencyTotals[],
   eventType: BatchEventType,
 ): Promise<void> {
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: batch.account_id,
       eventType,
       resourceType: 'payouts',
@@ -55,10 +52,7 @@ export async function writeItemEvent(
   const eventType = cancelled ? 'PAYMENT.PAYOUTS-ITEM.CANCELED' : ITEM_EVENT_BY_STATUS[status];
   if (!eventType) return;
   const amount = `${fromMinorUnits(item.amount_minor, item.currency)} ${item.currency}`;
-  await writeEvent(
-    ctx.db,
-    { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl },
-    {
+  await writeEventIn(ctx, {
       accountId: item.account_id,
       eventType,
       resourceType: 'payouts_item',
