@@ -12,8 +12,17 @@ export interface EventLink {
   method: string;
 }
 
-/** The notification body, exactly as a receiver gets it. */
-export interface EventEnvelope {
+/**
+ * A resource read back from the outbox: a JSON object of some domain's presented type (which one,
+ * `resource_type` says). Writers name the type they store (`R` of NewEvent and EventEnvelope).
+ */
+export type StoredEventResource = { [field: string]: unknown };
+
+/**
+ * The notification body, exactly as a receiver gets it. `R` is the resource's type: the domain's
+ * presented type where the event is written (Order, Capture, InvoiceEventResource, ...).
+ */
+export interface EventEnvelope<R extends object = StoredEventResource> {
   id: string;
   event_version: string;
   create_time: string;
@@ -21,16 +30,17 @@ export interface EventEnvelope {
   resource_version: string;
   event_type: string;
   summary: string;
-  resource: unknown;
+  resource: R;
   links: EventLink[];
 }
 
-export interface NewEvent {
+export interface NewEvent<R extends object> {
   accountId: string;
   eventType: string;
   resourceType: string;
   resourceId: string;
-  resource: unknown;
+  /** The resource as the API presents it, stored in the envelope as it is. */
+  resource: R;
   summary: string;
   resourceVersion?: string;
   eventVersion?: string;
@@ -43,15 +53,15 @@ export interface EventContext {
 }
 
 /** Writes one event to the outbox in the request's transaction, with its ids, time and base URL. */
-export function writeEventIn(ctx: ServiceContext, event: NewEvent): Promise<EventEnvelope> {
+export function writeEventIn<R extends object>(ctx: ServiceContext, event: NewEvent<R>): Promise<EventEnvelope<R>> {
   return writeEvent(ctx.db, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl }, event);
 }
 
 /** Writes one event to the outbox on `db` (which should be the request's transaction). */
-export async function writeEvent(db: Queryable, ctx: EventContext, event: NewEvent): Promise<EventEnvelope> {
+export async function writeEvent<R extends object>(db: Queryable, ctx: EventContext, event: NewEvent<R>): Promise<EventEnvelope<R>> {
   const id = prefixedId(ctx.ids, 'WH', 20);
   const eventUrl = `${ctx.baseUrl}/v1/notifications/webhooks-events/${id}`;
-  const envelope: EventEnvelope = {
+  const envelope: EventEnvelope<R> = {
     id,
     event_version: event.eventVersion ?? '1.0',
     create_time: isoSeconds(ctx.now),

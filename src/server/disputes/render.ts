@@ -8,41 +8,53 @@ import { allowedSellerActions, isAppealable, type SellerAction } from './actions
 import type { Dispute } from './model.js';
 import { viewOf } from './model.js';
 import type { DocumentRef } from './schema.js';
-import { sellerStateOf } from './states.js';
-
-type Details = Dispute['details'];
+import { sellerStateOf, type DisputeReason, type DisputeStage, type DisputeState, type DisputeStatus } from './states.js';
+import type {
+  AllowedResponseOptions,
+  DisputeAdjudication,
+  DisputeCommunicationDetails,
+  DisputeDocument,
+  DisputedTransaction,
+  DisputedTransactionStatus,
+  DisputeEvidence,
+  DisputeMessage,
+  DisputeMoneyMovement,
+  DisputeOffer,
+  DisputeOutcome,
+  DisputeSupportingInfo,
+} from './types.js';
 
 /**
- * The API's dispute, the merchant's view (declared once here; the CLI's client parses what it
- * shows, src/lib/api/disputes.ts). Documents, evidences and supporting info keep the stored shapes.
+ * The API's dispute, the merchant's view (declared once here, its nested parts in types.ts; the
+ * CLI's client parses what it shows, src/lib/api/disputes.ts).
  */
 export interface DisputeResource {
   dispute_id: string;
   create_time: string;
   update_time: string;
-  disputed_transactions: Array<Record<string, unknown>>;
-  reason: string;
-  status: string;
+  disputed_transactions: DisputedTransaction[];
+  reason: DisputeReason;
+  status: DisputeStatus;
   dispute_amount: Money;
-  dispute_outcome?: { outcome_code: string; amount_refunded?: Money };
-  adjudications?: Details['adjudications'];
-  money_movements?: Details['money_movements'];
-  dispute_life_cycle_stage: string;
+  dispute_outcome?: DisputeOutcome;
+  adjudications?: DisputeAdjudication[];
+  money_movements?: DisputeMoneyMovement[];
+  dispute_life_cycle_stage: DisputeStage;
   dispute_channel: 'INTERNAL';
-  messages?: Array<Record<string, unknown>>;
-  evidences?: Array<Record<string, unknown>>;
-  supporting_info?: Array<Record<string, unknown>>;
-  communication_details?: Details['communication_details'];
+  messages?: DisputeMessage[];
+  evidences?: DisputeEvidence[];
+  supporting_info?: DisputeSupportingInfo[];
+  communication_details?: DisputeCommunicationDetails;
   buyer_response_due_date?: string;
   seller_response_due_date?: string;
-  offer?: Record<string, unknown>;
+  offer?: DisputeOffer;
   refund_details?: { allowed_refund_amount: Money };
-  allowed_response_options?: Record<string, unknown>;
+  allowed_response_options?: AllowedResponseOptions;
   links: Link[];
 }
 
 /** One row of the list (dispute_info). */
-export type DisputeSummary = Pick<DisputeResource, 'dispute_id' | 'create_time' | 'update_time' | 'reason' | 'status' | 'dispute_amount' | 'dispute_life_cycle_stage' | 'dispute_channel' | 'buyer_response_due_date' | 'seller_response_due_date' | 'links'> & { dispute_state: string };
+export type DisputeSummary = Pick<DisputeResource, 'dispute_id' | 'create_time' | 'update_time' | 'reason' | 'status' | 'dispute_amount' | 'dispute_life_cycle_stage' | 'dispute_channel' | 'buyer_response_due_date' | 'seller_response_due_date' | 'links'> & { dispute_state: DisputeState };
 
 export const disputePath = (id: string): string => `/v1/customer/disputes/${encodeURIComponent(id)}`;
 
@@ -68,18 +80,18 @@ export function actionLinks(dispute: Dispute, ctx: ServiceContext): Link[] {
   ];
 }
 
-function documents(refs: readonly DocumentRef[], dispute: Dispute, ctx: ServiceContext) {
+function documents(refs: readonly DocumentRef[], dispute: Dispute, ctx: ServiceContext): DisputeDocument[] {
   return refs.map((ref) => ({ name: ref.name, url: `${ctx.baseUrl}${disputePath(dispute.id)}/documents/${ref.document_id}` }));
 }
 
 const TRANSACTION_STATUSES = new Set(['COMPLETED', 'DENIED', 'FAILED', 'PENDING', 'PARTIALLY_REFUNDED', 'REFUNDED', 'REVERSED']);
 
-function transactionStatus(capture: StoredCapture | undefined): string {
+function transactionStatus(capture: StoredCapture | undefined): DisputedTransactionStatus {
   if (!capture) return 'COMPLETED';
   if (capture.status === 'DECLINED') return 'DENIED';
   // The dispute's transaction enumeration has REVERSED; the capture shows REFUNDED with the reason.
   if (capture.reversed) return 'REVERSED';
-  return TRANSACTION_STATUSES.has(capture.status) ? capture.status : 'COMPLETED';
+  return TRANSACTION_STATUSES.has(capture.status) ? (capture.status as DisputedTransactionStatus) : 'COMPLETED';
 }
 
 /** What may still be refunded to settle the dispute: the disputed amount, within what the capture has left. */
@@ -89,8 +101,8 @@ export function allowedRefundMinor(dispute: Dispute, capture: StoredCapture | un
   return left < dispute.amountMinor ? (left > 0n ? left : 0n) : dispute.amountMinor;
 }
 
-function responseOptions(actions: readonly SellerAction[], dispute: Dispute) {
-  const options: Record<string, unknown> = {};
+function responseOptions(actions: readonly SellerAction[], dispute: Dispute): AllowedResponseOptions {
+  const options: AllowedResponseOptions = {};
   if (actions.includes('accept-claim')) options.accept_claim = { accept_claim_types: acceptClaimTypesFor(dispute) };
   if (actions.includes('make-offer')) options.make_offer = { offer_types: offerTypesFor(dispute) };
   if (actions.includes('acknowledge-return-item')) {
@@ -120,7 +132,7 @@ export function renderDispute(dispute: Dispute, capture: StoredCapture | undefin
   const { details } = dispute;
   const amount: Money = money(dispute.amountMinor, dispute.currency);
   const actions = allowedSellerActions(viewOf(dispute, ctx.now));
-  const transaction: Record<string, unknown> = {
+  const transaction: DisputedTransaction = {
     buyer_transaction_id: details.buyer_transaction_id,
     seller_transaction_id: dispute.captureId,
     create_time: details.transaction.create_time,

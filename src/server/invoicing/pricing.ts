@@ -5,6 +5,7 @@ import { serviceError, type IssueCode } from '../http/errors.js';
 import { MAX_INTEGER_DIGITS, MoneyParseError, currencyExponent, isSupportedCurrency, money, toMinorUnits, type Money } from '../../lib/money.js';
 import { computeAmounts, formatScaledDecimal, parseScaledDecimal, type InvoiceAmounts, type Reduction } from './amounts.js';
 import type { AmountInputBody, ItemInput, MoneyInput } from './schema.js';
+import type { AmountBreakdown, InvoiceAmount, InvoiceItem } from './types.js';
 
 /** What the arithmetic needs from an invoice or template body. */
 export interface PricedContent {
@@ -109,10 +110,11 @@ export function priceContent(content: PricedContent): InvoiceAmounts {
 }
 
 /** Items as returned: with their ids, the computed tax and discount amounts. */
-export function renderItems(items: readonly ItemInput[], ids: readonly string[], amounts: InvoiceAmounts, currency: string): Array<Record<string, unknown>> {
+export function renderItems(items: readonly ItemInput[], ids: readonly string[], amounts: InvoiceAmounts, currency: string): InvoiceItem[] {
   return items.map((item, index) => {
     const line = amounts.lines[index];
-    const rendered: Record<string, unknown> = { id: ids[index] ?? `ITEM-${index + 1}`, ...item, quantity: formatScaledDecimal(scaled(item.quantity)) };
+    // The tax, discount and unit are the input's until set below.
+    const rendered = { id: ids[index] ?? `ITEM-${index + 1}`, ...item, quantity: formatScaledDecimal(scaled(item.quantity)) } as InvoiceItem;
     if (item.tax && line) rendered.tax = { ...item.tax, amount: money(line.tax, currency) };
     if (item.discount && line) {
       rendered.discount = { ...(item.discount.percent !== undefined ? { percent: item.discount.percent } : {}), amount: money(line.discount, currency) };
@@ -122,20 +124,15 @@ export function renderItems(items: readonly ItemInput[], ids: readonly string[],
   });
 }
 
-export interface RenderedAmount {
-  currency_code: string;
-  value: string;
-  breakdown: Record<string, unknown>;
-}
-
 /** `amount` with its breakdown; discounts are shown as positive amounts that were subtracted. */
-export function renderAmount(content: PricedContent, amounts: InvoiceAmounts): RenderedAmount {
+export function renderAmount(content: PricedContent, amounts: InvoiceAmounts): InvoiceAmount {
   const currency = content.detail.currency_code;
   const m = (minor: bigint): Money => money(minor, currency);
-  const breakdown: Record<string, unknown> = { item_total: m(amounts.itemTotal) };
+  // tax_total is set below, after the discount (the API's field order).
+  const breakdown = { item_total: m(amounts.itemTotal) } as AmountBreakdown;
   const input = content.amount?.breakdown;
   if (amounts.itemDiscount !== 0n || input?.discount?.invoice_discount) {
-    const discount: Record<string, unknown> = { item_discount: m(amounts.itemDiscount) };
+    const discount: NonNullable<AmountBreakdown['discount']> = { item_discount: m(amounts.itemDiscount) };
     const invoiceDiscount = input?.discount?.invoice_discount;
     if (invoiceDiscount) {
       discount.invoice_discount = {

@@ -8,6 +8,15 @@ import { priceContent, renderAmount, renderItems } from './pricing.js';
 import { invoiceSchema, notificationSchema, type InvoiceInput, type NotificationInput } from './schema.js';
 import type { InvoiceStatus } from './states.js';
 import type { InvoiceWrite } from './store.js';
+import type {
+  InvoiceAmount,
+  InvoiceConfiguration,
+  InvoiceDetail,
+  InvoiceItem,
+  InvoicePaymentDetail,
+  InvoiceRefundDetail,
+  InvoiceSummary,
+} from './types.js';
 
 const storedInvoiceSchema = z.lazy(() =>
   z.object({
@@ -156,29 +165,29 @@ export interface InvoiceContent {
   invoicer?: InvoiceInput['invoicer'];
   primary_recipients?: InvoiceInput['primary_recipients'];
   additional_recipients?: InvoiceInput['additional_recipients'];
-  items?: Array<Record<string, unknown>>;
-  configuration: Record<string, unknown>;
-  amount: ReturnType<typeof renderAmount>;
+  items?: InvoiceItem[];
+  configuration: InvoiceConfiguration;
+  amount: InvoiceAmount;
 }
 
 /** What follows the content and depends on the row's state (settlementOf). */
 export interface InvoiceSettlement {
   due_amount: Money;
   gratuity?: Money;
-  payments?: { paid_amount: Money; transactions: Array<Record<string, unknown>> };
-  refunds?: { refund_amount: Money; transactions: Array<Record<string, unknown>> };
+  payments?: { paid_amount: Money; transactions: InvoicePaymentDetail[] };
+  refunds?: { refund_amount: Money; transactions: InvoiceRefundDetail[] };
 }
 
 /**
  * The API's invoice (declared once here; the CLI's client parses what it shows,
  * src/lib/api/invoices.ts). `detail` is the caller's detail with the stored number, date and metadata.
  */
-export type InvoiceResource = { id: string; status: InvoiceStatus; detail: Record<string, unknown> } & InvoiceContent & InvoiceSettlement & { links: Link[] };
+export type InvoiceResource = { id: string; status: InvoiceStatus; detail: InvoiceDetail } & InvoiceContent & InvoiceSettlement & { links: Link[] };
 
 /** `detail`: the body's detail with the stored number and date, and the metadata. */
-function detailOf(input: InvoiceInput, row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
-  const paymentTerm: Record<string, unknown> = { ...(input.detail.payment_term ?? {}) };
-  const detail: Record<string, unknown> = {
+function detailOf(input: InvoiceInput, row: InvoiceWrite, baseUrl: string): InvoiceDetail {
+  const paymentTerm: InvoiceDetail['payment_term'] = { ...(input.detail.payment_term ?? {}) };
+  const detail: InvoiceDetail = {
     ...input.detail,
     invoice_number: row.invoice_number,
     invoice_date: row.invoice_date,
@@ -246,7 +255,7 @@ export function invoiceResource(view: InvoiceView, baseUrl: string): InvoiceReso
 }
 
 /** `fields=none`: the invoice's id, status, number and currency (the schema requires detail.currency_code). */
-export function invoiceSummary(row: InvoiceWrite, baseUrl: string): Record<string, unknown> {
+export function invoiceSummary(row: InvoiceWrite, baseUrl: string): InvoiceSummary {
   return {
     id: row.id,
     status: statusOf(row),

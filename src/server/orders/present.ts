@@ -5,6 +5,7 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
 import { cardChecksJson, type PaymentResource } from '../payments/api.js';
+import type { OrderStatus } from './states.js';
 import type { OrderRow } from './store.js';
 import { trackersByUnit, type Tracker } from './trackers.js';
 import { storedUnitSchema, type StoredUnit } from './units.js';
@@ -46,15 +47,68 @@ type UnitPayments = { authorizations?: PaymentResource[]; captures?: PaymentReso
 /** A purchase unit as the order shows it: as stored, with its payments and its shipment's trackers. */
 export type OrderUnit = StoredUnit & { payments?: UnitPayments; shipping?: Record<string, unknown> & { trackers?: Tracker[] } };
 
+/** A card as the order shows it: never its number or security code. */
+export interface CardSourceResponse {
+  last_digits: string;
+  brand: 'VISA' | 'MASTERCARD' | 'AMEX' | 'UNKNOWN';
+  type: 'CREDIT';
+  expiry: string;
+  name?: string;
+}
+
+/**
+ * `payment_source`: one method. A card is masked (orders/service.ts maskedSource); any other method
+ * (`paypal` when the payer approved without one) is shown with the fields it was given.
+ */
+export type OrderPaymentSource = { card: CardSourceResponse } | { [method: string]: Record<string, unknown> };
+
+/** A name as the API spells its parts. */
+export interface PersonName {
+  prefix?: string;
+  given_name?: string;
+  surname?: string;
+  middle_name?: string;
+  suffix?: string;
+  alternate_full_name?: string;
+  full_name?: string;
+}
+
+/** A postal address (address_portable). */
+export interface PortableAddress {
+  address_line_1?: string;
+  address_line_2?: string;
+  address_line_3?: string;
+  admin_area_4?: string;
+  admin_area_3?: string;
+  admin_area_2?: string;
+  admin_area_1?: string;
+  postal_code?: string;
+  country_code: string;
+}
+
+/**
+ * `payer`, shown as the caller gave it. The create schema takes the object without checking its
+ * fields (orders/schema.ts), so this type names the API's fields rather than proving them.
+ */
+export interface OrderPayer {
+  name?: PersonName;
+  email_address?: string;
+  payer_id?: string;
+  phone?: { phone_type?: 'FAX' | 'HOME' | 'MOBILE' | 'OTHER' | 'PAGER'; phone_number: { national_number: string } };
+  birth_date?: string;
+  tax_info?: { tax_id: string; tax_id_type: 'BR_CPF' | 'BR_CNPJ' };
+  address?: PortableAddress;
+}
+
 /** The API's order (declared once here; the CLI's client parses what it shows, src/lib/api/orders.ts). */
 export interface Order {
   id: string;
-  status: string;
-  intent: string;
-  payment_source?: Record<string, Record<string, unknown>>;
+  status: OrderStatus;
+  intent: 'CAPTURE' | 'AUTHORIZE';
+  payment_source?: OrderPaymentSource;
   processing_instruction?: string;
   purchase_units: OrderUnit[];
-  payer?: Record<string, unknown>;
+  payer?: OrderPayer;
   create_time: string;
   update_time: string;
   links: Link[];
@@ -82,8 +136,8 @@ export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<
   const details = parseOrderDetails(row);
   const { byUnit: payments, trackers } = await paymentsByUnit(ctx, row);
   const resource = { id: row.id, status: row.status } as Order;
-  resource.intent = row.intent;
-  if (details.payment_source) resource.payment_source = details.payment_source;
+  resource.intent = row.intent as Order['intent'];
+  if (details.payment_source) resource.payment_source = details.payment_source as OrderPaymentSource;
   if (details.processing_instruction) resource.processing_instruction = details.processing_instruction;
   resource.purchase_units = details.purchase_units.map((unit) => {
     const unitPayments = payments.get(unit.reference_id);
@@ -91,7 +145,7 @@ export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<
     const shown = unitTrackers ? { ...unit, shipping: { ...unit.shipping, trackers: unitTrackers } } : unit;
     return unitPayments ? { ...shown, payments: unitPayments } : shown;
   });
-  if (details.payer) resource.payer = details.payer;
+  if (details.payer) resource.payer = details.payer as OrderPayer;
   resource.create_time = row.create_time;
   resource.update_time = row.update_time;
   resource.links = orderLinks(row, ctx.baseUrl);

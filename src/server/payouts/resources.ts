@@ -2,9 +2,10 @@
 
 import { createHash } from 'node:crypto';
 import { fromMinorUnits } from '../../lib/money.js';
+import type { ErrorDetail } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import type { BatchRow, CurrencyTotals, ItemRow } from './store.js';
-import { CHARGED_ITEM_STATUSES, type ItemStatus } from './states.js';
+import { CHARGED_ITEM_STATUSES, type BatchStatus, type ItemStatus } from './states.js';
 import { ITEM_TEST_VALUES, SELF_PAYMENT, UNREGISTERED_RECEIVER } from './test-values.js';
 
 export interface PayoutMoney {
@@ -48,7 +49,16 @@ export const itemPath = (id: string): string => `/v1/payments/payouts-item/${id}
  */
 const itemDebugId = (itemId: string, name: string): string => createHash('sha256').update(`${itemId}:${name}`).digest('hex').slice(0, 14);
 
-function itemErrors(itemId: string, name: string) {
+/** An item's `errors`: the API's error, without details (an item's failure has none). */
+export interface PayoutItemError {
+  name: string;
+  message: string;
+  debug_id: string;
+  information_link: string;
+  details: ErrorDetail[];
+}
+
+function itemErrors(itemId: string, name: string): PayoutItemError {
   return {
     name,
     message: ERROR_MESSAGES.get(name) ?? 'The item could not be paid.',
@@ -62,30 +72,42 @@ function itemErrors(itemId: string, name: string) {
 // src/lib/api/payouts.ts). Objects are built in the API's field order, so the types are filled in
 // step by step.
 
+/** `payout_item`: what the sender asked for (recipient_type and recipient_wallet always shown). */
+export interface PayoutItemDetail {
+  recipient_type: string;
+  amount: PayoutMoney;
+  note?: string;
+  receiver: string;
+  sender_item_id?: string;
+  recipient_wallet: string;
+  purpose?: string;
+}
+
 export interface PayoutItemResource {
   payout_item_id: string;
-  transaction_id?: string | null;
+  /** Only on an item that was paid out at some point. */
+  transaction_id?: string;
   transaction_status: ItemStatus;
-  payout_item_fee: ReturnType<typeof payoutMoney>;
+  payout_item_fee: PayoutMoney;
   payout_batch_id: string;
   sender_batch_id?: string;
-  payout_item: Record<string, unknown> & { recipient_type: string; amount: ReturnType<typeof payoutMoney>; receiver: string; recipient_wallet: string };
+  payout_item: PayoutItemDetail;
   time_processed?: string;
-  errors?: ReturnType<typeof itemErrors>;
+  errors?: PayoutItemError;
   links: Link[];
 }
 
 export interface PayoutBatchHeader {
   payout_batch_id: string;
-  batch_status: string;
+  batch_status: BatchStatus;
   time_created: string;
   time_completed?: string;
   time_closed?: string;
   /** As the sender gave it (stored as JSON). */
   sender_batch_header: { sender_batch_id?: string; recipient_type?: string; email_subject?: string; email_message?: string };
   funding_source?: 'BALANCE';
-  amount?: ReturnType<typeof payoutMoney>;
-  fees?: ReturnType<typeof payoutMoney>;
+  amount?: PayoutMoney;
+  fees?: PayoutMoney;
 }
 
 export interface PayoutBatchResource {
@@ -93,6 +115,12 @@ export interface PayoutBatchResource {
   total_pages?: number;
   batch_header?: PayoutBatchHeader;
   items?: PayoutItemResource[];
+  links: Link[];
+}
+
+/** The create call's answer and a batch event's resource: the header and where to read the batch. */
+export interface PayoutBatchHeaderBody {
+  batch_header: PayoutBatchHeader;
   links: Link[];
 }
 
@@ -135,7 +163,7 @@ export function itemResource(row: ItemRow, baseUrl: string, view: ItemView): Pay
 export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): PayoutBatchHeader {
   const header = {
     payout_batch_id: row.id,
-    batch_status: row.status,
+    batch_status: row.status as BatchStatus,
     time_created: row.time_created,
   } as PayoutBatchHeader;
   if (row.time_completed) {
@@ -153,11 +181,11 @@ export function batchHeader(row: BatchRow, totals: readonly CurrencyTotals[]): P
 }
 
 /** What the create call answers: the header as accepted, and where to follow it. */
-export function createdBatchBody(row: BatchRow, baseUrl: string): { batch_header: PayoutBatchHeader; links: Link[] } {
+export function createdBatchBody(row: BatchRow, baseUrl: string): PayoutBatchHeaderBody {
   return {
     batch_header: {
       payout_batch_id: row.id,
-      batch_status: row.status,
+      batch_status: row.status as BatchStatus,
       time_created: row.time_created,
       sender_batch_header: JSON.parse(row.sender_batch_header) as PayoutBatchHeader['sender_batch_header'],
     },
@@ -166,6 +194,6 @@ export function createdBatchBody(row: BatchRow, baseUrl: string): { batch_header
 }
 
 /** A batch event's resource: the header without items, and a link to read them. */
-export function batchEventResource(row: BatchRow, totals: readonly CurrencyTotals[], baseUrl: string): { batch_header: PayoutBatchHeader; links: Link[] } {
+export function batchEventResource(row: BatchRow, totals: readonly CurrencyTotals[], baseUrl: string): PayoutBatchHeaderBody {
   return { batch_header: batchHeader(row, totals), links: [link(baseUrl, batchPath(row.id), 'self')] };
 }

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../core/deps.js';
 import { ServiceError } from '../http/errors.js';
 import type { DetailField } from './schema.js';
 import type { ReportRow } from './store.js';
+import type { CartInfo, OrderParts, PayerInfo, ShippingInfo } from './types.js';
 
 type Json = Record<string, any>;
 
@@ -17,7 +18,6 @@ async function orderOrNothing(ctx: ServiceContext, orderId: string): Promise<unk
     throw error;
   }
 }
-export type OrderParts = Partial<Record<'payer_info' | 'shipping_info' | 'cart_info', Json>>;
 
 /** The capture a movement belongs to: its own (a capture) or the one it follows from (refund, reversal). */
 function captureIdOf(row: ReportRow): string | undefined {
@@ -26,7 +26,7 @@ function captureIdOf(row: ReportRow): string | undefined {
   return undefined;
 }
 
-function payerInfo(payer: Json | undefined): Json | undefined {
+function payerInfo(payer: Json | undefined): PayerInfo | undefined {
   if (!payer) return undefined;
   const info: Json = {};
   if (typeof payer.payer_id === 'string') info.account_id = payer.payer_id;
@@ -41,7 +41,7 @@ function payerInfo(payer: Json | undefined): Json | undefined {
   return Object.keys(info).length > 0 ? info : undefined;
 }
 
-function shippingInfo(shipping: Json | undefined): Json | undefined {
+function shippingInfo(shipping: Json | undefined): ShippingInfo | undefined {
   if (!shipping) return undefined;
   const info: Json = {};
   if (typeof shipping.name?.full_name === 'string') info.name = shipping.name.full_name;
@@ -60,7 +60,7 @@ function shippingInfo(shipping: Json | undefined): Json | undefined {
   return Object.keys(info).length > 0 ? info : undefined;
 }
 
-function cartInfo(items: Json[] | undefined): Json | undefined {
+function cartInfo(items: Json[] | undefined): CartInfo | undefined {
   if (!items || items.length === 0) return undefined;
   return {
     item_details: items.map((item) => ({

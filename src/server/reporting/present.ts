@@ -3,6 +3,7 @@
 import { money } from '../../lib/money.js';
 import { eventCodeOf } from './event-codes.js';
 import type { ReportRow } from './store.js';
+import type { TransactionInfo } from './types.js';
 
 /** The report's ids are letters and digits (at most 24): a dispute's id loses its dashes. */
 export function reportId(id: string): string {
@@ -19,8 +20,9 @@ export interface PresentOptions {
   withoutEndingBalance: boolean;
 }
 
-export function transactionInfo(row: ReportRow, options: PresentOptions): Record<string, unknown> {
-  const info: Record<string, unknown> = { transaction_id: reportId(row.reference_id) };
+export function transactionInfo(row: ReportRow, options: PresentOptions): TransactionInfo {
+  // Built in the API's field order; the required fields are set below.
+  const info = { transaction_id: reportId(row.reference_id) } as TransactionInfo;
   if (row.related_id !== null) {
     info.paypal_reference_id = reportId(row.related_id);
     info.paypal_reference_id_type = 'TXN';

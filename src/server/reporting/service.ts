@@ -11,6 +11,7 @@ import { orderPartsOf } from './order-info.js';
 import { reportTime, transactionInfo } from './present.js';
 import { storedTime, type BalancesQuery, type SearchQuery } from './schema.js';
 import * as store from './store.js';
+import type { BalanceDetail, BalancesResponse, TransactionSearch } from './types.js';
 
 const SEARCH_PATH = '/v1/reporting/transactions';
 
@@ -19,7 +20,7 @@ function pageLink(ctx: ServiceContext, query: SearchQuery, page: number, rel: st
   return link(ctx.baseUrl, `${SEARCH_PATH}?${params.toString()}`, rel);
 }
 
-export async function searchTransactions(ctx: ServiceContext, query: SearchQuery): Promise<Record<string, unknown>> {
+export async function searchTransactions(ctx: ServiceContext, query: SearchQuery): Promise<TransactionSearch> {
   const { total: totalItems, stretches } = await store.countMovements(ctx.db, ctx.accountId, query);
   const totalPages = Math.ceil(totalItems / query.pageSize);
   if (query.page > Math.max(totalPages, 1)) {
@@ -54,10 +55,10 @@ export async function searchTransactions(ctx: ServiceContext, query: SearchQuery
   };
 }
 
-export async function listBalances(ctx: ServiceContext, query: BalancesQuery): Promise<Record<string, unknown>> {
+export async function listBalances(ctx: ServiceContext, query: BalancesQuery): Promise<BalancesResponse> {
   const asOf = query.asOf ?? storedTime(ctx.now);
   const currencies = query.currency !== undefined ? [query.currency] : await store.balanceCurrencies(ctx.db, ctx.accountId);
-  const balances: Array<Record<string, unknown>> = [];
+  const balances: BalanceDetail[] = [];
   for (const currency of currencies) {
     const total = await store.balanceAt(ctx.db, ctx.accountId, currency, asOf);
     if (total === undefined) continue;

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/schema.js';
 import { serviceError, notFound } from '../http/errors.js';
 import { deleteLedger } from '../ledger/store.js';
 import type { AccountCredentials } from '../oauth/api.js';
+import type { ConsentGrant, KycStatusView, ResetResult, Whoami } from './types.js';
 
 export async function createAccount(deps: ServerDeps, email: string | undefined): Promise<AccountCredentials> {
   return deps.storage.transaction({ name: 'sandbox.create-account' }, async (trx) => {
@@ -19,7 +20,7 @@ export async function createAccount(deps: ServerDeps, email: string | undefined)
   });
 }
 
-export async function grantConsent(deps: ServerDeps, platformClientId: string, payerId: string) {
+export async function grantConsent(deps: ServerDeps, platformClientId: string, payerId: string): Promise<ConsentGrant> {
   const now = isoSeconds(deps.clock.systemNow());
   await deps.storage.transaction({ name: 'sandbox.grant-consent' }, async (trx) => {
     if (!(await deps.domains.oauth.findAppByClientId(trx, platformClientId))) {
@@ -80,13 +81,13 @@ async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Pro
 }
 
 /** Holds (PENDING) or releases (VERIFIED) the account's new captures for identity verification. */
-export async function setKycStatus(ctx: ServiceContext, status: 'PENDING' | 'VERIFIED') {
+export async function setKycStatus(ctx: ServiceContext, status: KycStatusView['kyc_status']): Promise<KycStatusView> {
   await ctx.deps.domains.oauth.setKycStatus(ctx.db, ctx.accountId, status);
   return { payer_id: ctx.accountId, kyc_status: status };
 }
 
 /** Deletes an account's data (or every account's), keeping accounts, apps and tokens. */
-export async function resetData(deps: ServerDeps, accountId: string | 'all'): Promise<{ reset: 'account' | 'all' }> {
+export async function resetData(deps: ServerDeps, accountId: string | 'all'): Promise<ResetResult> {
   const ids =
     accountId === 'all' ? (await deps.domains.oauth.listAccounts(deps.db)).map((account) => account.id) : [accountId];
   await deps.storage.transaction({ name: 'sandbox.reset' }, async (trx) => {
@@ -96,7 +97,7 @@ export async function resetData(deps: ServerDeps, accountId: string | 'all'): Pr
   return { reset: accountId === 'all' ? 'all' : 'account' };
 }
 
-export async function whoami(deps: ServerDeps, accountId: string, clientId: string, appId: string) {
+export async function whoami(deps: ServerDeps, accountId: string, clientId: string, appId: string): Promise<Whoami> {
   const account = await deps.domains.oauth.findAccount(deps.db, accountId);
   if (!account) throw notFound('payer', accountId);
   return { payer_id: account.id, email: account.email, client_id: clientId, app_id: appId };
