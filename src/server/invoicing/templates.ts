@@ -9,6 +9,7 @@ import type { Queryable } from '../db/schema.js';
 import { serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import type { TemplateInput } from './schema.js';
+import type { TemplateInfo, TemplateSettings } from './types.js';
 import * as store from './store.js';
 
 /** Merchant-made templates an account may keep (the system ones do not count). */
@@ -27,8 +28,8 @@ export interface TemplateResource {
   id: string;
   name: string;
   default_template: boolean;
-  template_info: Record<string, unknown>;
-  settings: Record<string, unknown>;
+  template_info: TemplateInfo;
+  settings: TemplateSettings;
   unit_of_measure?: string;
   standard_template: boolean;
   links: Link[];
@@ -48,8 +49,9 @@ export function templateResource(row: store.TemplateRow, baseUrl: string): Templ
     id: row.id,
     name: row.name,
     default_template: row.is_default === 1n,
-    template_info: info,
-    settings: body.settings ?? {},
+    // The stored body was written from a parsed TemplateInput (storedBody) or by the seeding.
+    template_info: info as TemplateInfo,
+    settings: (body.settings ?? {}) as TemplateSettings,
     standard_template: row.is_standard === 1n,
     links: [link(baseUrl, path, 'self', 'GET'), link(baseUrl, path, 'replace', 'PUT')],
   };
@@ -243,9 +245,10 @@ export async function deleteTemplate(ctx: ServiceContext, id: string): Promise<v
 }
 
 export interface TemplateList {
-  addresses: unknown[];
+  /** Always empty: an account keeps no addresses or phones for its invoices. */
+  addresses: never[];
   emails: string;
-  phones: unknown[];
+  phones: never[];
   templates: Array<TemplateResource | Pick<TemplateResource, 'id' | 'name' | 'default_template'>>;
   links: Link[];
 }

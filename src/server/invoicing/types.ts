@@ -4,7 +4,7 @@
 import type { Money } from '../../lib/money.js';
 import type { Link } from '../http/links.js';
 import type { InvoiceMetadata } from './resource.js';
-import type { InvoiceInput, ItemInput, PaymentInput, UNITS_OF_MEASURE } from './schema.js';
+import type { InvoiceInput, ItemInput, PaymentInput, TemplateInput, UNITS_OF_MEASURE } from './schema.js';
 import type { InvoiceStatus } from './states.js';
 
 type TaxInput = NonNullable<ItemInput['tax']>;
@@ -85,3 +85,16 @@ export interface InvoiceSummary {
   detail: { invoice_number: string; currency_code: string };
   links: Link[];
 }
+
+type TemplateInfoInput = NonNullable<TemplateInput['template_info']>;
+
+/** A template's `detail`: the caller's (all of it optional on a template) with the metadata. */
+export type TemplateDetail = Partial<NonNullable<TemplateInfoInput['detail']>> & {
+  metadata: { create_time: string; last_update_time: string };
+};
+
+/** A template's `template_info`: the caller's, its detail with the metadata. */
+export type TemplateInfo = Omit<TemplateInfoInput, 'detail'> & { detail: TemplateDetail };
+
+/** A template's `settings`, as the caller gave them (the system templates' are seeded). */
+export type TemplateSettings = NonNullable<TemplateInput['settings']>;
