@@ -22,9 +22,12 @@ import type { EventEnvelope } from '../../src/server/core/events.js';
 import type { DisputeResource, DisputeSummary } from '../../src/server/disputes/render.js';
 import type * as disputeParts from '../../src/server/disputes/types.js';
 import type { Link } from '../../src/server/http/links.js';
+import type { FaultRule } from '../../src/server/faults/service.js';
 import type { InvoiceMetadata, InvoiceResource } from '../../src/server/invoicing/resource.js';
 import type { TemplateList, TemplateResource } from '../../src/server/invoicing/templates.js';
 import type * as invoiceParts from '../../src/server/invoicing/types.js';
+import type { JournalEntry } from '../../src/server/journal/service.js';
+import type { JournalDetail, JournalPage } from '../../src/server/journal/types.js';
 import type { AccountCredentials } from '../../src/server/oauth/api.js';
 import type { CardSourceResponse, Order, OrderPayer, PersonName, PortableAddress } from '../../src/server/orders/present.js';
 import type { Tracker } from '../../src/server/orders/trackers.js';
@@ -124,6 +127,9 @@ describe("the server's answer types fit the CLI client's", () => {
     expect(fits<Named<sandbox.ResetResult>>()<control.ResetResult>()).toBe(true);
     expect(fits<Named<auth.Whoami>>()<control.Whoami>()).toBe(true);
     expect(fits<Named<audit.AuditReport>>()<AuditResult>()).toBe(true);
+    expect(fits<Named<sandbox.JournalPage>>()<JournalPage>()).toBe(true);
+    expect(fits<Named<sandbox.JournalDetail>>()<JournalEntry & JournalDetail>()).toBe(true);
+    expect(fits<Named<sandbox.FaultRule>>()<FaultRule>()).toBe(true);
   });
 });
 

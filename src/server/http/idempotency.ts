@@ -11,9 +11,10 @@ import { serviceError } from './errors.js';
 import { requestIdOf } from './headers.js';
 import { requestBaseUrl } from './links.js';
 
-export interface StoredResponse {
+/** A mutation's answer; a service names its body's type (`StoredResponse<Capture>`). */
+export interface StoredResponse<Body = unknown> {
   status: number;
-  body: unknown;
+  body: Body;
 }
 
 export interface MutationResult extends StoredResponse {

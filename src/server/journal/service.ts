@@ -5,6 +5,7 @@ import { notFound, serviceError } from '../http/errors.js';
 import { pathMatches } from '../http/path-pattern.js';
 import type { RequestJournal } from './recorder.js';
 import * as store from './store.js';
+import type { JournalDetail, JournalPage, UnreadableDetail } from './types.js';
 
 export interface JournalEntry {
   id: string;
@@ -80,7 +81,7 @@ function statusFilter(status: string | undefined): { statusExact?: number; statu
  * A page of the journal. Rows are read in chunks until the page is full, since a `*` path pattern
  * is checked here (one segment each) after the database narrowed by its literal start.
  */
-export async function listEntries(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined, query: JournalQuery) {
+export async function listEntries(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined, query: JournalQuery): Promise<JournalPage> {
   await journal?.flush();
   const path = pathFilter(query.path);
   const oldestFirst = query.after !== undefined && query.before === undefined;
@@ -122,15 +123,15 @@ export async function listEntries(deps: ServerDeps, journal: RequestJournal | un
 }
 
 /** The stored detail; a body that was not the JSON its type said leaves the detail unreadable, which is said. */
-function detailOf(text: string): Record<string, unknown> {
+function detailOf(text: string): JournalDetail | UnreadableDetail {
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    return JSON.parse(text) as JournalDetail;
   } catch {
     return { detail_unreadable: true };
   }
 }
 
-export async function getEntry(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined, id: string) {
+export async function getEntry(deps: ServerDeps, journal: RequestJournal | undefined, scope: string | undefined, id: string): Promise<JournalEntry & (JournalDetail | UnreadableDetail)> {
   const seq = seqOf(id, 'id');
   await journal?.flush();
   const row = await store.findEntry(deps.db, seq, scope);

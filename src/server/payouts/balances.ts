@@ -21,7 +21,7 @@ export async function balancesView(ctx: ServiceContext): Promise<BalancesView> {
 }
 
 /** Adds money to the balance for tests; the result must stay within 15 integer digits. */
-export async function topUpBalance(ctx: ServiceContext, amount: PayoutMoney): Promise<StoredResponse> {
+export async function topUpBalance(ctx: ServiceContext, amount: PayoutMoney): Promise<StoredResponse<BalancesView>> {
   const minor = toMinorUnits(amount.value, amount.currency);
   const ceiling = 10n ** BigInt(MAX_INTEGER_DIGITS + currencyExponent(amount.currency)) - 1n;
   // The ceiling is checked, then the balance moved: under the account's lock (a first top-up has no

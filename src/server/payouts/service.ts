@@ -9,7 +9,7 @@ import type { StoredResponse } from '../http/idempotency.js';
 import { link, type Link } from '../http/links.js';
 import { toMinorUnits } from '../../lib/money.js';
 import { payoutItemFee } from './fees.js';
-import { batchHeader, batchPath, createdBatchBody, itemResource, type ItemDetail, type PayoutBatchResource, type PayoutItemResource } from './resources.js';
+import { batchHeader, batchPath, createdBatchBody, itemResource, type ItemDetail, type PayoutBatchHeaderBody, type PayoutBatchResource, type PayoutItemResource } from './resources.js';
 import type { CreatePayoutRequest, PayoutItemRequest, RecipientType } from './schema.js';
 import { returnUnclaimedItem } from './settlement.js';
 import { CHARGED_ITEM_STATUSES, assertItemCanTransition, type ItemStatus } from './states.js';
@@ -69,7 +69,7 @@ function itemRow(ctx: ServiceContext, batchId: string, position: number, item: P
 }
 
 /** Accepts a batch (PENDING); the balance check and payment happen when processing starts. */
-export async function createPayoutBatch(ctx: ServiceContext, request: CreatePayoutRequest): Promise<StoredResponse> {
+export async function createPayoutBatch(ctx: ServiceContext, request: CreatePayoutRequest): Promise<StoredResponse<PayoutBatchHeaderBody>> {
   const header = request.sender_batch_header;
   if (header.sender_batch_id !== undefined) {
     // Checked, then inserted: under the account's lock, so two batches with one id cannot both pass.
@@ -174,7 +174,7 @@ export async function getPayoutItem(ctx: ServiceContext, itemId: string): Promis
 }
 
 /** Only an UNCLAIMED item can be cancelled: it becomes RETURNED and its amount and fee go back. */
-export async function cancelPayoutItem(ctx: ServiceContext, itemId: string): Promise<StoredResponse> {
+export async function cancelPayoutItem(ctx: ServiceContext, itemId: string): Promise<StoredResponse<PayoutItemResource>> {
   const { item, senderBatchId } = await loadItem(ctx, itemId);
   assertItemCanTransition('cancel', item.status as ItemStatus, 'RETURNED');
   const returned = await returnUnclaimedItem(ctx, item, senderBatchId, 'cancel');
