@@ -29,6 +29,7 @@ import type * as invoiceParts from '../../src/server/invoicing/types.js';
 import type { JournalEntry } from '../../src/server/journal/service.js';
 import type { JournalDetail, JournalPage } from '../../src/server/journal/types.js';
 import type { AccountCredentials } from '../../src/server/oauth/api.js';
+import type * as orderParts from '../../src/server/orders/present.js';
 import type { CardSourceResponse, Order, OrderPayer, PersonName, PortableAddress } from '../../src/server/orders/present.js';
 import type { Tracker } from '../../src/server/orders/trackers.js';
 import type { Authorization, Capture, Refund } from '../../src/server/payments/present.js';
@@ -134,6 +135,19 @@ describe("the server's answer types fit the CLI client's", () => {
 });
 
 describe('the server names only the fields the published schemas name', () => {
+  it('payments (payments_payment_v2.json)', () => {
+    type AuthorizationFields = 'supplementary_data' | 'payee' | 'create_time' | 'update_time' | 'id' | 'amount' | 'invoice_id' | 'custom_id' | 'network_transaction_reference' | 'seller_protection' | 'expiration_time' | 'links' | 'status' | 'status_details';
+    expect(onlyPublished<AuthorizationFields>()<Authorization>()).toBe(true);
+    type CaptureFields = AuthorizationFields | 'final_capture' | 'seller_receivable_breakdown' | 'disbursement_mode' | 'processor_response';
+    expect(onlyPublished<Exclude<CaptureFields, 'expiration_time'>>()<Capture>()).toBe(true);
+    type RefundFields = 'create_time' | 'update_time' | 'id' | 'amount' | 'invoice_id' | 'custom_id' | 'acquirer_reference_number' | 'note_to_payer' | 'seller_payable_breakdown' | 'payer' | 'links' | 'status' | 'status_details';
+    expect(onlyPublished<RefundFields>()<Refund>()).toBe(true);
+    expect(onlyPublished<'order_id' | 'authorization_id' | 'capture_id'>()<Capture['supplementary_data']['related_ids']>()).toBe(true);
+    expect(onlyPublished<'order_id' | 'authorization_id' | 'capture_id'>()<Authorization['supplementary_data']['related_ids']>()).toBe(true);
+    // breakdown: the amount's parts as the order gave them (a payctl addition to the money object).
+    expect(onlyPublished<'currency_code' | 'value' | 'breakdown'>()<Capture['amount']>()).toBe(true);
+  });
+
   it('invoicing (invoicing_v2.json)', () => {
     type Invoice = 'id' | 'parent_id' | 'status' | 'detail' | 'invoicer' | 'primary_recipients' | 'additional_recipients' | 'items' | 'configuration' | 'amount' | 'due_amount' | 'gratuity' | 'payments' | 'refunds' | 'links';
     expect(onlyPublished<Invoice>()<InvoiceResource>()).toBe(true);
@@ -225,6 +239,19 @@ describe('the server names only the fields the published schemas name', () => {
     expect(onlyPublished<Address>()<PortableAddress>()).toBe(true);
     type Card = 'name' | 'last_digits' | 'brand' | 'available_networks' | 'type' | 'authentication_result' | 'attributes' | 'from_request' | 'expiry' | 'bin_details';
     expect(onlyPublished<Card>()<CardSourceResponse>()).toBe(true);
+    type Unit = 'reference_id' | 'amount' | 'payee' | 'payment_instruction' | 'description' | 'custom_id' | 'invoice_id' | 'id' | 'soft_descriptor' | 'items' | 'shipping' | 'supplementary_data' | 'payments';
+    expect(onlyPublished<Unit>()<orderParts.OrderUnit>()).toBe(true);
+    expect(onlyPublished<'breakdown' | 'currency_code' | 'value'>()<orderParts.OrderAmount>()).toBe(true);
+    // gratuity: a breakdown part the payments schema takes (payments/schema.ts BREAKDOWN_PARTS).
+    type Breakdown = 'item_total' | 'shipping' | 'handling' | 'tax_total' | 'insurance' | 'shipping_discount' | 'discount' | 'gratuity';
+    expect(onlyPublished<Breakdown>()<NonNullable<orderParts.OrderAmount['breakdown']>>()).toBe(true);
+    expect(onlyPublished<'email_address' | 'merchant_id'>()<orderParts.OrderUnit['payee']>()).toBe(true);
+    expect(onlyPublished<'name' | 'unit_amount' | 'tax' | 'quantity' | 'description' | 'sku' | 'category'>()<orderParts.OrderItem>()).toBe(true);
+    expect(onlyPublished<'trackers' | 'name' | 'type' | 'options' | 'address'>()<orderParts.OrderShipping>()).toBe(true);
+    type Instruction = 'platform_fees' | 'disbursement_mode' | 'payee_pricing_tier_id' | 'payee_receivable_fx_rate_id';
+    expect(onlyPublished<Instruction>()<orderParts.PaymentInstruction>()).toBe(true);
+    // airline: a PATCH may set it (orders/patch.ts), though the published file names only card.
+    expect(onlyPublished<'card' | 'airline'>()<orderParts.SupplementaryData>()).toBe(true);
   });
 
   it('events (notifications_webhooks_v1.json)', () => {

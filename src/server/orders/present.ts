@@ -5,10 +5,12 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { link, type Link } from '../http/links.js';
 import { cardChecksJson, type PaymentResource } from '../payments/api.js';
+import type { Money } from '../../lib/money.js';
+import type { PurchaseUnitInput } from './schema.js';
 import type { OrderStatus } from './states.js';
 import type { OrderRow } from './store.js';
 import { trackersByUnit, type Tracker } from './trackers.js';
-import { storedUnitSchema, type StoredUnit } from './units.js';
+import { storedUnitSchema } from './units.js';
 
 export const orderDetailsSchema = z.lazy(() =>
   z.object({
@@ -44,8 +46,55 @@ function orderLinks(row: OrderRow, baseUrl: string): Link[] {
 /** A purchase unit's payments as the order shows them. */
 type UnitPayments = { authorizations?: PaymentResource[]; captures?: PaymentResource[]; refunds?: PaymentResource[] };
 
+/** An item of a purchase unit: its amounts normalised to the unit's currency (units.ts). */
+export type OrderItem = Omit<NonNullable<PurchaseUnitInput['items']>[number], 'unit_amount' | 'tax'> & { unit_amount: Money; tax?: Money };
+
+/** `amount`: the unit's total and, when the caller gave it, its breakdown (the parts payments/schema.ts takes, gratuity among them). */
+export type OrderAmount = Money & {
+  breakdown?: Partial<Record<'item_total' | 'shipping' | 'handling' | 'tax_total' | 'insurance' | 'gratuity' | 'shipping_discount' | 'discount', Money>>;
+};
+
+/**
+ * `shipping`, as the caller gave it (the create schema does not check its fields), with the
+ * trackers of its shipments once the unit is captured.
+ */
+export interface OrderShipping {
+  name?: PersonName;
+  type?: 'SHIPPING' | 'PICKUP_IN_PERSON' | 'PICKUP_IN_STORE' | 'PICKUP_FROM_PERSON';
+  options?: Array<{ id: string; label: string; type?: string; amount?: Money; selected: boolean }>;
+  address?: PortableAddress;
+  trackers?: Tracker[];
+}
+
+/** `payment_instruction`, as the caller gave it. */
+export interface PaymentInstruction {
+  platform_fees?: Array<{ amount: Money; payee?: { email_address?: string; merchant_id?: string } }>;
+  disbursement_mode?: 'INSTANT' | 'DELAYED';
+  payee_pricing_tier_id?: string;
+  payee_receivable_fx_rate_id?: string;
+}
+
+/** `supplementary_data`, as the caller gave it or patched it in (patch.ts): passed through, not read. */
+export interface SupplementaryData {
+  card?: { level_2?: object; level_3?: object };
+  airline?: object;
+}
+
 /** A purchase unit as the order shows it: as stored, with its payments and its shipment's trackers. */
-export type OrderUnit = StoredUnit & { payments?: UnitPayments; shipping?: Record<string, unknown> & { trackers?: Tracker[] } };
+export interface OrderUnit {
+  reference_id: string;
+  amount: OrderAmount;
+  payee: { email_address: string; merchant_id: string };
+  payment_instruction?: PaymentInstruction;
+  description?: string;
+  custom_id?: string;
+  invoice_id?: string;
+  soft_descriptor?: string;
+  items?: OrderItem[];
+  shipping?: OrderShipping;
+  supplementary_data?: SupplementaryData;
+  payments?: UnitPayments;
+}
 
 /** A card as the order shows it: never its number or security code. */
 export interface CardSourceResponse {
@@ -139,10 +188,11 @@ export async function presentOrder(ctx: ServiceContext, row: OrderRow): Promise<
   resource.intent = row.intent as Order['intent'];
   if (details.payment_source) resource.payment_source = details.payment_source as OrderPaymentSource;
   if (details.processing_instruction) resource.processing_instruction = details.processing_instruction;
-  resource.purchase_units = details.purchase_units.map((unit) => {
+  // The loose parts (items, shipping, instructions) are stored as units.ts checked them.
+  resource.purchase_units = details.purchase_units.map((unit): OrderUnit => {
     const unitPayments = payments.get(unit.reference_id);
     const unitTrackers = trackers.get(unit.reference_id);
-    const shown = unitTrackers ? { ...unit, shipping: { ...unit.shipping, trackers: unitTrackers } } : unit;
+    const shown = (unitTrackers ? { ...unit, shipping: { ...unit.shipping, trackers: unitTrackers } } : unit) as OrderUnit;
     return unitPayments ? { ...shown, payments: unitPayments } : shown;
   });
   if (details.payer) resource.payer = details.payer as OrderPayer;

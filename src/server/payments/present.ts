@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { money, type Money } from '../../lib/money.js';
 import { link, type Link } from '../http/links.js';
-import { OPEN_AUTHORIZATION_STATUSES } from './states.js';
+import type { BreakdownPart } from './schema.js';
+import { OPEN_AUTHORIZATION_STATUSES, type AuthorizationStatus, type CaptureStatus, type RefundStatus } from './states.js';
 import type { AuthorizationRow, CaptureRow, RefundRow } from './store.js';
 
 const moneyJson = z.lazy(() => z.object({ currency_code: z.string(), value: z.string() }));
@@ -58,11 +59,11 @@ interface SellerProtection {
   status: string;
   dispute_categories: string[];
 }
-type AmountWithBreakdown = Money & { breakdown?: Record<string, Money> };
+type AmountWithBreakdown = Money & { breakdown?: Partial<Record<BreakdownPart, Money>> };
 
 export interface Authorization {
   id: string;
-  status: string;
+  status: AuthorizationStatus;
   status_details?: { reason: string };
   amount: AmountWithBreakdown;
   invoice_id?: string;
@@ -78,7 +79,7 @@ export interface Authorization {
 
 export interface Capture {
   id: string;
-  status: string;
+  status: CaptureStatus;
   status_details?: { reason: string };
   amount: AmountWithBreakdown;
   final_capture: boolean;
@@ -88,7 +89,7 @@ export interface Capture {
   seller_receivable_breakdown?: { gross_amount: Money; paypal_fee: Money; net_amount: Money };
   disbursement_mode: 'INSTANT' | 'DELAYED';
   processor_response?: z.output<typeof processorResponseJson>;
-  supplementary_data: { related_ids: Record<string, string> };
+  supplementary_data: { related_ids: { order_id: string; authorization_id?: string } };
   payee: Payee;
   create_time: string;
   update_time: string;
@@ -97,7 +98,7 @@ export interface Capture {
 
 export interface Refund {
   id: string;
-  status: string;
+  status: RefundStatus;
   amount: Money;
   invoice_id?: string;
   custom_id?: string;
@@ -121,9 +122,10 @@ const AUTH_PATH = '/v2/payments/authorizations';
 const CAPTURE_PATH = '/v2/payments/captures';
 const REFUND_PATH = '/v2/payments/refunds';
 
-function amountWithBreakdown(minor: bigint, currency: string, breakdown: Record<string, Money> | undefined) {
-  const amount: Money & { breakdown?: Record<string, Money> } = money(minor, currency);
-  if (breakdown && Object.keys(breakdown).length > 0) amount.breakdown = breakdown;
+function amountWithBreakdown(minor: bigint, currency: string, breakdown: Record<string, Money> | undefined): AmountWithBreakdown {
+  const amount: AmountWithBreakdown = money(minor, currency);
+  // Stored from a body the breakdown schema checked (payments/schema.ts): only its parts.
+  if (breakdown && Object.keys(breakdown).length > 0) amount.breakdown = breakdown as AmountWithBreakdown['breakdown'];
   return amount;
 }
 
@@ -207,7 +209,7 @@ export function presentCapture(row: CaptureRow, baseUrl: string): Capture {
   }
   resource.disbursement_mode = details.disbursement_mode;
   if (details.processor_response) resource.processor_response = details.processor_response;
-  const related: Record<string, string> = { order_id: row.order_id };
+  const related: Capture['supplementary_data']['related_ids'] = { order_id: row.order_id };
   if (row.authorization_id) related.authorization_id = row.authorization_id;
   resource.supplementary_data = { related_ids: related };
   resource.payee = details.payee;
