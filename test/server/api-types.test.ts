@@ -16,6 +16,7 @@ import type * as payouts from '../../src/lib/api/payouts.js';
 import type * as reporting from '../../src/lib/api/reporting.js';
 import type * as sandbox from '../../src/lib/api/sandbox.js';
 import type * as templates from '../../src/lib/api/templates.js';
+import type * as lookups from '../../src/lib/api/webhook-lookups.js';
 import type * as webhooks from '../../src/lib/api/webhooks.js';
 import type { AuditResult } from '../../src/server/audit/service.js';
 import type { EventEnvelope } from '../../src/server/core/events.js';
@@ -27,6 +28,8 @@ import type { InvoiceMetadata, InvoiceResource } from '../../src/server/invoicin
 import type { TemplateList, TemplateResource } from '../../src/server/invoicing/templates.js';
 import type * as invoiceParts from '../../src/server/invoicing/types.js';
 import type { JournalEntry } from '../../src/server/journal/service.js';
+import type { LookupView } from '../../src/server/notifications/lookups.js';
+import type { EventTypeView, WebhookView } from '../../src/server/notifications/service.js';
 import type { JournalDetail, JournalPage } from '../../src/server/journal/types.js';
 import type { AccountCredentials } from '../../src/server/oauth/api.js';
 import type * as orderParts from '../../src/server/orders/present.js';
@@ -112,6 +115,14 @@ describe("the server's answer types fit the CLI client's", () => {
     expect(fits<Named<webhooks.WebhookEvent>>()<EventEnvelope<PayoutItemResource>>()).toBe(true);
     expect(fits<Named<webhooks.WebhookEvent>>()<EventEnvelope<PayoutBatchHeaderBody>>()).toBe(true);
     expect(fits<Named<webhooks.WebhookEventList>>()<{ events: EventEnvelope[]; count: number; links: Link[] }>()).toBe(true);
+  });
+
+  it('webhook subscriptions and lookups', () => {
+    expect(fits<Named<webhooks.Webhook>>()<WebhookView>()).toBe(true);
+    expect(fits<Named<webhooks.WebhookList>>()<{ webhooks: WebhookView[] }>()).toBe(true);
+    expect(fits<Named<webhooks.EventTypeList>>()<{ event_types: EventTypeView[] }>()).toBe(true);
+    expect(fits<Named<lookups.WebhookLookup>>()<LookupView>()).toBe(true);
+    expect(fits<Named<lookups.WebhookLookupList>>()<{ webhooks_lookups: LookupView[] }>()).toBe(true);
   });
 
   it('reporting: a transaction detail, the balances', () => {
@@ -257,6 +268,9 @@ describe('the server names only the fields the published schemas name', () => {
   it('events (notifications_webhooks_v1.json)', () => {
     type Event = 'id' | 'create_time' | 'resource_type' | 'event_version' | 'event_type' | 'summary' | 'resource_version' | 'resource' | 'links';
     expect(onlyPublished<Event>()<EventEnvelope<Order>>()).toBe(true);
+    expect(onlyPublished<'id' | 'url' | 'event_types' | 'links'>()<WebhookView>()).toBe(true);
+    expect(onlyPublished<'name' | 'description' | 'status' | 'resource_versions'>()<EventTypeView>()).toBe(true);
+    expect(onlyPublished<'id' | 'client_id' | 'links'>()<LookupView>()).toBe(true);
   });
 
   it('reporting (reporting_transactions_v1.json)', () => {
