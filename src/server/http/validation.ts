@@ -57,35 +57,6 @@ function describe(issue: z.core.$ZodIssue, code: string): string {
   }
 }
 
-/**
- * A value made on first use, then kept. The schema modules build their schemas inside one and
- * export z.lazy handles to them: zod builds a schema's whole tree where it is declared, and the
- * server's ~400 schemas, built while the bundle loaded, were ~25 ms of `payctl serve`'s start. Now a
- * module's schemas are built by the first request that parses one of them.
- */
-export function onFirstUse<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
-}
-
-type LazyHandles<T extends Record<string, z.ZodType>> = { readonly [K in keyof T]: z.ZodLazy<T[K]> };
-
-/**
- * z.lazy handles to the schemas `build` returns, which it builds (all of them, once) when one of
- * them first parses: `export const { a, b } = deferredSchemas(build)`.
- */
-export function deferredSchemas<T extends Record<string, z.ZodType>>(build: () => T): LazyHandles<T> {
-  const built = onFirstUse(build);
-  return new Proxy({} as LazyHandles<T>, {
-    get: (_target, name) =>
-      z.lazy(() => {
-        const schema = typeof name === 'string' ? built()[name] : undefined;
-        if (schema === undefined) throw new Error(`no schema named ${String(name)}`);
-        return schema;
-      }),
-  });
-}
-
 /** JSON pointer (RFC 6901) of a path. */
 export function jsonPointer(path: readonly PropertyKey[]): string {
   return `/${path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
