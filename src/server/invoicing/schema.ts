@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { strictDecimal, type DecimalSign } from '../http/decimals.js';
-import { calendarDateSchema, dateTimeSchema, utcTimestampSchema, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
+import { calendarDateSchema, dateTimeSchema, utcTimestampSchema, optionalStrings, portableAddressSchema, queryBoolean, queryInteger } from '../http/validation.js';
 import { MAX_DECIMALS } from './amounts.js';
 
 const issue = (name: string) => ({ params: { issue: name } });
@@ -60,15 +60,18 @@ export const INVOICE_STATUSES = [
 export const dateSchema = calendarDateSchema();
 const dateTimeValue = dateTimeSchema();
 
+/** A three-letter currency code; a code of another length is INVALID_STRING_LENGTH. */
+const currencyCodeSchema = z.string().superRefine((code, ctx) => {
+  if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
+});
+
 /**
  * Money as sent: a three-letter currency and a strict decimal with the field's sign. The currency's
  * decimals and the 15 integer digits are checked where the amount is read in that currency (pricing.ts).
  */
 const moneyWith = (sign: DecimalSign) =>
   z.object({
-    currency_code: z.string().superRefine((code, ctx) => {
-      if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-    }),
+    currency_code: currencyCodeSchema,
     value: strictDecimal({ sign }),
   });
 export const moneySchema = moneyWith('any');
@@ -79,25 +82,13 @@ const quantitySchema = strictDecimal({ sign: 'positive', maxDecimals: MAX_DECIMA
 export const emailSchema = z.string().min(3).max(254).regex(/^.+@[^"\-].+$/, 'Expected an e-mail address.');
 
 const nameSchema = z.object({
-  prefix: z.string().max(140).optional(),
-  given_name: z.string().max(140).optional(),
-  surname: z.string().max(140).optional(),
-  middle_name: z.string().max(140).optional(),
-  suffix: z.string().max(140).optional(),
-  alternate_full_name: z.string().max(300).optional(),
-  full_name: z.string().max(300).optional(),
+  ...optionalStrings({ prefix: 140, given_name: 140, surname: 140, middle_name: 140, suffix: 140 }),
+  ...optionalStrings({ alternate_full_name: 300, full_name: 300 }),
 });
 
 const addressSchema = portableAddressSchema().extend({
   address_details: z
-    .object({
-      street_number: z.string().max(100).optional(),
-      street_name: z.string().max(100).optional(),
-      street_type: z.string().max(100).optional(),
-      delivery_service: z.string().max(100).optional(),
-      building_name: z.string().max(100).optional(),
-      sub_building: z.string().max(100).optional(),
-    })
+    .object(optionalStrings({ street_number: 100, street_name: 100, street_type: 100, delivery_service: 100, building_name: 100, sub_building: 100 }))
     .optional(),
 });
 
@@ -163,9 +154,7 @@ const attachmentSchema = z.object({
 });
 
 const commonDetail = {
-  currency_code: z.string().superRefine((code, ctx) => {
-    if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-  }),
+  currency_code: currencyCodeSchema,
   reference: z.string().max(120).optional(),
   note: z.string().max(4000).optional(),
   terms_and_conditions: z.string().max(4000).optional(),
@@ -303,16 +292,10 @@ const dateRange = z.object({ start: dateSchema, end: dateSchema });
 const dateTimeRange = z.object({ start: utcTimestampSchema(), end: utcTimestampSchema() });
 
 export const searchSchema = z.object({
-  recipient_email: z.string().max(254).optional(),
-  recipient_first_name: z.string().max(140).optional(),
-  recipient_last_name: z.string().max(140).optional(),
-  recipient_business_name: z.string().max(300).optional(),
-  invoice_number: z.string().max(25).optional(),
+  ...optionalStrings({ recipient_email: 254, recipient_first_name: 140, recipient_last_name: 140, recipient_business_name: 300, invoice_number: 25 }),
   status: z.array(z.enum(INVOICE_STATUSES)).max(5).optional(),
   reference: z.string().max(120).optional(),
-  currency_code: z.string().superRefine((code, ctx) => {
-    if (code.length !== 3) ctx.addIssue({ code: 'custom', message: 'The currency code must be 3 characters.', ...issue('INVALID_STRING_LENGTH') });
-  }).optional(),
+  currency_code: currencyCodeSchema.optional(),
   memo: z.string().max(500).optional(),
   total_amount_range: z.object({ lower_amount: moneySchema, upper_amount: moneySchema }).optional(),
   invoice_date_range: dateRange.optional(),
