@@ -5,6 +5,7 @@ import type { ServiceContext } from '../core/deps.js';
 import { parseRfc3339 } from '../core/rfc3339.js';
 import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
+import { singleQueryValue } from '../http/validation.js';
 import { disputeFromRow } from './model.js';
 import { renderSummary, type DisputeSummary } from './render.js';
 import * as store from './store.js';
@@ -24,12 +25,7 @@ export interface ListQuery {
 const invalid = (issue: IssueCode, field: string, value: unknown, description: string) =>
   serviceError('VALIDATION_ERROR', issue, description, { field, value, location: 'query' });
 
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid('INVALID_PARAMETER_SYNTAX', name, value, `Give ${name} once.`);
-  return value;
-}
+const single = (query: Record<string, unknown>, name: string) => singleQueryValue(query, name, 'VALIDATION_ERROR');
 
 function parseStartTime(value: string, now: Date): string {
   const time = parseRfc3339(value);

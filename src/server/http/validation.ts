@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { FULL_DATE_PATTERN, isCalendarDate, parseRfc3339 } from '../core/rfc3339.js';
-import { ServiceError, displayValue, type ErrorDetail, type ErrorLocation } from './errors.js';
+import { ServiceError, displayValue, serviceError, type ErrorDetail, type ErrorLocation, type ErrorName } from './errors.js';
 
 /**
  * Custom refinements can name their issue code: `ctx.addIssue({ code: 'custom', params: { issue } })`
@@ -57,35 +57,6 @@ function describe(issue: z.core.$ZodIssue, code: string): string {
   }
 }
 
-/**
- * A value made on first use, then kept. The schema modules build their schemas inside one and
- * export z.lazy handles to them: zod builds a schema's whole tree where it is declared, and the
- * server's ~400 schemas, built while the bundle loaded, were ~25 ms of `payctl serve`'s start. Now a
- * module's schemas are built by the first request that parses one of them.
- */
-export function onFirstUse<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
-}
-
-type LazyHandles<T extends Record<string, z.ZodType>> = { readonly [K in keyof T]: z.ZodLazy<T[K]> };
-
-/**
- * z.lazy handles to the schemas `build` returns, which it builds (all of them, once) when one of
- * them first parses: `export const { a, b } = deferredSchemas(build)`.
- */
-export function deferredSchemas<T extends Record<string, z.ZodType>>(build: () => T): LazyHandles<T> {
-  const built = onFirstUse(build);
-  return new Proxy({} as LazyHandles<T>, {
-    get: (_target, name) =>
-      z.lazy(() => {
-        const schema = typeof name === 'string' ? built()[name] : undefined;
-        if (schema === undefined) throw new Error(`no schema named ${String(name)}`);
-        return schema;
-      }),
-  });
-}
-
 /** JSON pointer (RFC 6901) of a path. */
 export function jsonPointer(path: readonly PropertyKey[]): string {
   return `/${path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
@@ -131,6 +102,17 @@ export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.ou
 export const parsePath = <S extends z.ZodType>(schema: S, params: unknown): z.output<S> =>
   parseWith(schema, params ?? {}, 'path');
 
+/**
+ * A query parameter that may be given once: its text, or undefined when it is absent. Given twice
+ * (an array) it is `errorName` with INVALID_PARAMETER_SYNTAX on that parameter.
+ */
+export function singleQueryValue(query: Record<string, unknown>, name: string, errorName: ErrorName): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw serviceError(errorName, 'INVALID_PARAMETER_SYNTAX', `Give ${name} once.`, { field: name, value, location: 'query' });
+  return value;
+}
+
 /** Query-string integers arrive as text: a strict integer parse with the service's issue codes. */
 export function queryInteger(min: number, max: number) {
   return z
@@ -161,18 +143,22 @@ export function utcTimestampSchema() {
   return dateTimeSchema().transform((text) => (parseRfc3339(text) as Date).toISOString());
 }
 
+/**
+ * Optional strings, each with its maximum length: `z.object(optionalStrings({ given_name: 140 }))`
+ * is `z.object({ given_name: z.string().max(140).optional() })`, in the order written.
+ */
+export function optionalStrings<K extends string>(maxLengths: Record<K, number>): Record<K, z.ZodOptional<z.ZodString>> {
+  const shape: Record<string, z.ZodOptional<z.ZodString>> = {};
+  for (const [key, max] of Object.entries<number>(maxLengths)) shape[key] = z.string().max(max).optional();
+  return shape as Record<K, z.ZodOptional<z.ZodString>>;
+}
+
 /** The API's portable address (address_portable), shared by invoices and dispute returns. */
 export function portableAddressSchema() {
   return z.object({
     country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
-    address_line_1: z.string().max(300).optional(),
-    address_line_2: z.string().max(300).optional(),
-    address_line_3: z.string().max(100).optional(),
-    admin_area_4: z.string().max(100).optional(),
-    admin_area_3: z.string().max(100).optional(),
-    admin_area_2: z.string().max(120).optional(),
-    admin_area_1: z.string().max(300).optional(),
-    postal_code: z.string().max(60).optional(),
+    ...optionalStrings({ address_line_1: 300, address_line_2: 300, address_line_3: 100, admin_area_4: 100 }),
+    ...optionalStrings({ admin_area_3: 100, admin_area_2: 120, admin_area_1: 300, postal_code: 60 }),
   });
 }
 

@@ -18,40 +18,34 @@ import type {
   InvoiceSummary,
 } from './types.js';
 
-const storedInvoiceSchema = z.lazy(() =>
-  z.object({
-    input: invoiceSchema,
-    item_ids: z.array(z.string()),
-    /** The notification a scheduled invoice is sent with when its date comes. */
-    notification: notificationSchema.optional(),
-  }),
-);
+const storedInvoiceSchema = z.object({
+  input: invoiceSchema,
+  item_ids: z.array(z.string()),
+  /** The notification a scheduled invoice is sent with when its date comes. */
+  notification: notificationSchema.optional(),
+});
 export type StoredInvoice = z.infer<typeof storedInvoiceSchema>;
 
-const paymentSchema = z.lazy(() =>
-  z.object({
-    payment_id: z.string(),
-    type: z.string(),
-    method: z.string(),
-    payment_date: z.string(),
-    payment_date_time: z.string(),
-    note: z.string().optional(),
-    amount_minor: z.string(),
-    /** The part of amount_minor the payer added as a tip (allow_tip); shown in the invoice's gratuity. */
-    gratuity_minor: z.string().optional(),
-    shipping_info: z.record(z.string(), z.unknown()).optional(),
-  }),
-);
-const refundSchema = z.lazy(() =>
-  z.object({
-    refund_id: z.string(),
-    type: z.string(),
-    method: z.string(),
-    refund_date: z.string(),
-    amount_minor: z.string(),
-  }),
-);
-const transactionsSchema = z.lazy(() => z.object({ payments: z.array(paymentSchema), refunds: z.array(refundSchema) }));
+const paymentSchema = z.object({
+  payment_id: z.string(),
+  type: z.string(),
+  method: z.string(),
+  payment_date: z.string(),
+  payment_date_time: z.string(),
+  note: z.string().optional(),
+  amount_minor: z.string(),
+  /** The part of amount_minor the payer added as a tip (allow_tip); shown in the invoice's gratuity. */
+  gratuity_minor: z.string().optional(),
+  shipping_info: z.record(z.string(), z.unknown()).optional(),
+});
+const refundSchema = z.object({
+  refund_id: z.string(),
+  type: z.string(),
+  method: z.string(),
+  refund_date: z.string(),
+  amount_minor: z.string(),
+});
+const transactionsSchema = z.object({ payments: z.array(paymentSchema), refunds: z.array(refundSchema) });
 export type Transactions = z.infer<typeof transactionsSchema>;
 
 /**

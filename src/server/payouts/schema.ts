@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MoneyParseError, isSupportedCurrency, toMinorUnits } from '../../lib/money.js';
 import { ServiceError, type ErrorDetail } from '../http/errors.js';
 import { decimalProblem, strictDecimal } from '../http/decimals.js';
-import { deferredSchemas, queryBoolean, queryInteger, toDetails } from '../http/validation.js';
+import { queryBoolean, queryInteger, toDetails } from '../http/validation.js';
 
 export const MAX_BATCH_ITEMS = 15_000;
 
@@ -80,103 +80,93 @@ export function parseCreatePayout(body: unknown): CreatePayoutRequest {
   return result.data;
 }
 
-// Built on first use (deferredSchemas, http/validation.ts): zod builds every schema where it is declared.
-function build() {
-  /** Payouts money is `{ currency, value }`; value and currency are checked together. */
-  const payoutAmount = z
-    .object({
-      currency: z.string().regex(/^[A-Z]{3}$/, 'Expected a three-letter upper-case currency code.'),
-      // Canonical syntax here; the currency's decimals, the size and the sign in the refinement below.
-      value: strictDecimal({ sign: 'any' }),
-    })
-    .superRefine((amount, ctx) => {
-      if (!isSupportedCurrency(amount.currency)) {
-        ctx.addIssue({ code: 'custom', path: ['currency'], message: `Currency ${amount.currency} is not supported.`, ...issue('CURRENCY_NOT_SUPPORTED') });
-        return;
+/** Payouts money is `{ currency, value }`; value and currency are checked together. */
+const payoutAmount = z
+  .object({
+    currency: z.string().regex(/^[A-Z]{3}$/, 'Expected a three-letter upper-case currency code.'),
+    // Canonical syntax here; the currency's decimals, the size and the sign in the refinement below.
+    value: strictDecimal({ sign: 'any' }),
+  })
+  .superRefine((amount, ctx) => {
+    if (!isSupportedCurrency(amount.currency)) {
+      ctx.addIssue({ code: 'custom', path: ['currency'], message: `Currency ${amount.currency} is not supported.`, ...issue('CURRENCY_NOT_SUPPORTED') });
+      return;
+    }
+    // Malformed text is already named by the value's own check.
+    if (decimalProblem(amount.value, { sign: 'any' })) return;
+    try {
+      if (toMinorUnits(amount.value, amount.currency) <= 0n) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: 'The amount must be greater than zero.', ...issue('CANNOT_BE_ZERO_OR_NEGATIVE') });
       }
-      // Malformed text is already named by the value's own check.
-      if (decimalProblem(amount.value, { sign: 'any' })) return;
-      try {
-        if (toMinorUnits(amount.value, amount.currency) <= 0n) {
-          ctx.addIssue({ code: 'custom', path: ['value'], message: 'The amount must be greater than zero.', ...issue('CANNOT_BE_ZERO_OR_NEGATIVE') });
-        }
-      } catch (error) {
-        if (!(error instanceof MoneyParseError)) throw error;
-        ctx.addIssue({ code: 'custom', path: ['value'], message: error.message, ...issue(error.issue) });
-      }
-    });
+    } catch (error) {
+      if (!(error instanceof MoneyParseError)) throw error;
+      ctx.addIssue({ code: 'custom', path: ['value'], message: error.message, ...issue(error.issue) });
+    }
+  });
 
-  /** At most 4000 characters, or 1000 when the note is not plain ASCII. */
-  const itemNote = z
+/** At most 4000 characters, or 1000 when the note is not plain ASCII. */
+const itemNote = z
+  .string()
+  .max(4000)
+  .refine((note) => /^[\x00-\x7f]*$/.test(note) || note.length <= 1000, {
+    message: 'A note with non-ASCII characters may have at most 1000 characters.',
+    ...issue('INVALID_STRING_MAX_LENGTH'),
+  });
+
+const phone = z.object({
+  country_code: z.string().regex(/^[0-9]{1,3}$/),
+  national_number: z.string().regex(/^[0-9]{1,14}$/),
+  extension_number: z.string().regex(/^[0-9]{1,15}$/).optional(),
+});
+
+const payoutItemSchema = z.object({
+  recipient_type: z.enum(ITEM_RECIPIENT_TYPES).optional(),
+  amount: payoutAmount,
+  receiver: z.string().min(1).max(127),
+  note: itemNote.optional(),
+  sender_item_id: z.string().max(63).optional(),
+  recipient_wallet: z.enum(RECIPIENT_WALLETS).optional(),
+  purpose: z.enum(PURPOSES).optional(),
+  notification_language: z
     .string()
-    .max(4000)
-    .refine((note) => /^[\x00-\x7f]*$/.test(note) || note.length <= 1000, {
-      message: 'A note with non-ASCII characters may have at most 1000 characters.',
-      ...issue('INVALID_STRING_MAX_LENGTH'),
-    });
+    .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/)
+    .max(10)
+    .optional(),
+  alternate_notification_method: z.object({ phone: phone.optional() }).optional(),
+  application_context: z
+    .object({
+      social_feed_privacy: z.string().min(1).max(15).optional(),
+      holler_url: z.string().url().max(1000).optional(),
+      logo_url: z.string().url().max(1000).optional(),
+    })
+    .optional(),
+});
 
-  const phone = z.object({
-    country_code: z.string().regex(/^[0-9]{1,3}$/),
-    national_number: z.string().regex(/^[0-9]{1,14}$/),
-    extension_number: z.string().regex(/^[0-9]{1,15}$/).optional(),
-  });
+const senderBatchHeaderSchema = z.object({
+  sender_batch_id: z.string().max(256).optional(),
+  recipient_type: z.enum(HEADER_RECIPIENT_TYPES).optional(),
+  email_subject: z.string().max(255).optional(),
+  email_message: z.string().max(1000).optional(),
+  note: z.string().max(1000).optional(),
+});
 
-  const payoutItemSchema = z.object({
-    recipient_type: z.enum(ITEM_RECIPIENT_TYPES).optional(),
-    amount: payoutAmount,
-    receiver: z.string().min(1).max(127),
-    note: itemNote.optional(),
-    sender_item_id: z.string().max(63).optional(),
-    recipient_wallet: z.enum(RECIPIENT_WALLETS).optional(),
-    purpose: z.enum(PURPOSES).optional(),
-    notification_language: z
-      .string()
-      .regex(/^[a-z]{2}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}))?$/)
-      .max(10)
-      .optional(),
-    alternate_notification_method: z.object({ phone: phone.optional() }).optional(),
-    application_context: z
-      .object({
-        social_feed_privacy: z.string().min(1).max(15).optional(),
-        holler_url: z.string().url().max(1000).optional(),
-        logo_url: z.string().url().max(1000).optional(),
-      })
-      .optional(),
-  });
+export const createPayoutSchema = z.object({
+  sender_batch_header: senderBatchHeaderSchema,
+  items: z.array(payoutItemSchema).min(1).max(MAX_BATCH_ITEMS),
+});
 
-  const senderBatchHeaderSchema = z.object({
-    sender_batch_id: z.string().max(256).optional(),
-    recipient_type: z.enum(HEADER_RECIPIENT_TYPES).optional(),
-    email_subject: z.string().max(255).optional(),
-    email_message: z.string().max(1000).optional(),
-    note: z.string().max(1000).optional(),
-  });
+export const batchQuerySchema = z.object({
+  page: queryInteger(0, 1000).optional(),
+  page_size: queryInteger(0, 1000).optional(),
+  total_required: queryBoolean().optional(),
+  fields: z.string().min(1).max(1000).optional(),
+});
 
-  const createPayoutSchema = z.object({
-    sender_batch_header: senderBatchHeaderSchema,
-    items: z.array(payoutItemSchema).min(1).max(MAX_BATCH_ITEMS),
-  });
+export const batchPathSchema = z.object({ id: z.string().min(1).max(1000) });
+export const itemPathSchema = z.object({ payout_item_id: z.string().min(1).max(32) });
 
-  const batchQuerySchema = z.object({
-    page: queryInteger(0, 1000).optional(),
-    page_size: queryInteger(0, 1000).optional(),
-    total_required: queryBoolean().optional(),
-    fields: z.string().min(1).max(1000).optional(),
-  });
+/** A sandbox top-up of the merchant balance: the same `{ currency, value }` with the same checks. */
+export const topUpSchema = payoutAmount;
 
-  const batchPathSchema = z.object({ id: z.string().min(1).max(1000) });
-  const itemPathSchema = z.object({ payout_item_id: z.string().min(1).max(32) });
-
-  /** A sandbox top-up of the merchant balance: the same `{ currency, value }` with the same checks. */
-  const topUpSchema = payoutAmount;
-  return {
-    payoutAmount, itemNote, phone, payoutItemSchema, senderBatchHeaderSchema, createPayoutSchema, batchQuerySchema,
-    batchPathSchema, itemPathSchema, topUpSchema,
-  };
-}
-type Built = ReturnType<typeof build>;
-
-export const { createPayoutSchema, batchQuerySchema, batchPathSchema, itemPathSchema, topUpSchema } = deferredSchemas(build);
-
-export type CreatePayoutRequest = z.infer<Built['createPayoutSchema']>;
-export type PayoutItemRequest = z.infer<Built['payoutItemSchema']>;
+export type CreatePayoutRequest = z.infer<typeof createPayoutSchema>;
+export type PayoutItemRequest = z.infer<typeof payoutItemSchema>;

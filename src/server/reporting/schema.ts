@@ -3,6 +3,7 @@
 
 import { parseRfc3339 } from '../core/rfc3339.js';
 import { serviceError, type ReportingIssue } from '../http/errors.js';
+import { singleQueryValue } from '../http/validation.js';
 import { EVENT_CODES, type EventCode } from './event-codes.js';
 
 /** The widest date range one search may cover. */
@@ -49,12 +50,7 @@ export interface BalancesQuery {
 const invalid = (issue: ReportingIssue, field: string, value: unknown, description: string) =>
   serviceError('INVALID_REQUEST', issue, description, { field, value, location: 'query' });
 
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid('INVALID_PARAMETER_SYNTAX', name, value, `Give ${name} once.`);
-  return value;
-}
+const single = (query: Record<string, unknown>, name: string) => singleQueryValue(query, name, 'INVALID_REQUEST');
 
 /** A time as the ledger stores it: UTC, `YYYY-MM-DDTHH:MM:SS.mmmZ` (sortable as text). */
 export function storedTime(date: Date): string {
