@@ -2,6 +2,7 @@
 // that changes nothing, validation, tenancy, and rules seen by a second server on the same database.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorageAt } from '../helpers/postgres.js';
 import { startTestServer, type Merchant, type TestServer } from '../helpers/server.js';
 import { authorize, capture, outbox, usd } from './payments-helpers.js';
 
@@ -190,6 +191,59 @@ describe('fault rules', () => {
       expect((await t.request('GET', '/v2/payments/captures/Z', { token: m.token })).status).toBe(503);
       expect((await second.request('DELETE', '/_payctl/faults', { token: m.token })).status).toBe(204);
       expect((await t.request('GET', '/v2/payments/captures/Z', { token: m.token })).status).toBe(404);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("keeps each merchant's count of rules on its account row, exactly, through every way rules come and go", async () => {
+    const a = await freshMerchant();
+    const b = await freshMerchant();
+    const storage = await openStorageAt(t.dbPath);
+    const counts = async () => {
+      const rows = await storage.db.selectFrom('accounts').select(['id', 'fault_rules']).where('id', 'in', [a.payer_id, b.payer_id]).execute();
+      const rules = await storage.db.selectFrom('fault_rules').select('account_id').where('account_id', 'in', [a.payer_id, b.payer_id]).execute();
+      const of = (id: string) => ({
+        counted: Number(rows.find((row) => row.id === id)?.fault_rules),
+        rules: rules.filter((rule) => rule.account_id === id).length,
+      });
+      return { a: of(a.payer_id), b: of(b.payer_id) };
+    };
+    const rule = { method: 'GET', path: '/v2/payments/captures/*', respond: { status: 500 } };
+    try {
+      expect(await counts()).toEqual({ a: { counted: 0, rules: 0 }, b: { counted: 0, rules: 0 } });
+      // Ten at once on one merchant, two on the other.
+      const added = await Promise.all([...Array.from({ length: 10 }, () => addRule(rule, a.token)), addRule(rule, b.token), addRule(rule, b.token)]);
+      expect(added.map((answer) => answer.status)).toEqual(Array(12).fill(201));
+      expect(await counts()).toEqual({ a: { counted: 10, rules: 10 }, b: { counted: 2, rules: 2 } });
+      // One deleted by its merchant, one by the admin key, one refused (another merchant's).
+      expect((await t.request('DELETE', `/_payctl/faults/${added[0]!.body.id}`, { token: a.token })).status).toBe(204);
+      expect((await t.request('DELETE', `/_payctl/faults/${added[1]!.body.id}`, { token: t.adminKey })).status).toBe(204);
+      expect((await t.request('DELETE', `/_payctl/faults/${added[2]!.body.id}`, { token: b.token })).status).toBe(404);
+      expect(await counts()).toEqual({ a: { counted: 8, rules: 8 }, b: { counted: 2, rules: 2 } });
+      // A reset of a's data removes its rules; b's delete-all removes b's.
+      expect((await t.request('POST', '/_payctl/reset', { token: a.token })).status).toBeLessThan(300);
+      expect((await t.request('DELETE', '/_payctl/faults', { token: b.token })).status).toBe(204);
+      expect(await counts()).toEqual({ a: { counted: 0, rules: 0 }, b: { counted: 0, rules: 0 } });
+      // The admin key's delete-all takes each rule from its own merchant's count.
+      await Promise.all([addRule(rule, a.token), addRule(rule, b.token), addRule(rule, b.token)]);
+      expect((await t.request('DELETE', '/_payctl/faults', { token: t.adminKey })).status).toBe(204);
+      expect(await counts()).toEqual({ a: { counted: 0, rules: 0 }, b: { counted: 0, rules: 0 } });
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('holds on a server that had already seen the merchant without rules (its token read before the rule)', async () => {
+    const second = await startTestServer({ dbPath: t.dbPath });
+    try {
+      const m = await freshMerchant();
+      // The other server learns this token (and that the merchant has no rules) first.
+      expect((await second.request('GET', '/v2/payments/captures/Y', { token: m.token })).status).toBe(404);
+      await addRule({ method: 'GET', path: '/v2/payments/captures/*', respond: { status: 503 } }, m.token);
+      expect((await second.request('GET', '/v2/payments/captures/Y', { token: m.token })).status).toBe(503);
+      expect((await t.request('DELETE', '/_payctl/faults', { token: m.token })).status).toBe(204);
+      expect((await second.request('GET', '/v2/payments/captures/Y', { token: m.token })).status).toBe(404);
     } finally {
       await second.close();
     }

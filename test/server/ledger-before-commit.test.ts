@@ -1,6 +1,8 @@
 // The ledger's balance increments run right before COMMIT (the storage's before-commit step), so a
 // merchant's balance row is locked for the shortest time; reads in the same transaction still see
 // them, and under SQLite's group commit each request's increments stay inside its own savepoint.
+// Other writes nothing reads back (a stored answer: `writeBeforeCommit`) go the same way; on
+// PostgreSQL they all leave with the COMMIT, their values written into its message.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,12 +10,14 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CompiledQuery } from 'kysely';
 import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { migrate } from '../../src/server/db/migrate.js';
-import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
+import { inlineParameters, openPostgresStorage } from '../../src/server/db/postgres-storage.js';
+import { prepared } from '../../src/server/db/prepared.js';
 import type { Queryable } from '../../src/server/db/schema.js';
 import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
-import type { Storage } from '../../src/server/db/storage.js';
+import { writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
 import { addToBalance, balanceOf, balanceOfForUpdate, balancesOf, recordMovement, type Movement } from '../../src/server/ledger/store.js';
 import { freshTestDatabase, onPostgres } from '../helpers/postgres.js';
 
@@ -34,6 +38,31 @@ async function storedBalance(db: Queryable, currency = 'USD'): Promise<bigint | 
   const rows = await sql<{ available_minor: bigint }>`SELECT available_minor FROM balances WHERE account_id = ${ACCOUNT} AND currency = ${currency}`.execute(db);
   return rows.rows[0] === undefined ? undefined : BigInt(rows.rows[0].available_minor);
 }
+
+/** The SQL texts pg's clients send while `work` runs. */
+async function sentTexts(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const realQuery = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+    if (typeof text === 'string') sent.push(text);
+    return Reflect.apply(realQuery, this, args) as never;
+  });
+  try {
+    await work();
+  } finally {
+    spy.mockRestore();
+  }
+  return sent;
+}
+
+/** An account's e-mail, set at the end of the transaction by `writeBeforeCommit`. */
+const setEmail = prepared<{ id: string; email: string }>((db, arg) => db.updateTable('accounts').set({ email: arg('email') }).where('id', '=', arg('id')));
+const emailOf = async (db: Queryable) =>
+  (await db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow()).email;
+
+/** Text with everything that must be escaped in an SQL literal, and placeholders that must stay text. */
+const HOSTILE = `it's a \\ back\\slash, "quoted", $1 $2 $$ dollar, '); DROP TABLE accounts; --, ünïcödé ✓, new\nline`;
 
 describe('ledger increments before commit', () => {
   let storage: Storage;
@@ -169,5 +198,81 @@ describe('ledger increments before commit', () => {
     expect(await storedBalance(storage.db)).toBe(27n);
     const movements = await storage.db.selectFrom('balance_movements').select('amount_minor').orderBy('seq').execute();
     expect(movements.map((row) => BigInt(row.amount_minor))).toEqual([7n, 20n]);
+  });
+
+  it.each([false, true])('writes a stored write at the end, with its text exactly as given (batch %s)', async (batch) => {
+    const seen = await storage.transaction({ name: 'test', batch }, async (trx) => {
+      await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: HOSTILE });
+      await recordMovement(trx, movement(12n));
+      return emailOf(trx);
+    });
+    // Not yet written while the transaction's own work ran.
+    expect(seen).toBe('ledger@example.com');
+    expect(await emailOf(storage.db)).toBe(HOSTILE);
+    expect(await storedBalance(storage.db)).toBe(12n);
+  });
+
+  it('drops a stored write of a transaction that fails, and writes it at once outside one', async () => {
+    await expect(
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'lost@example.com' });
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await emailOf(storage.db)).toBe('ledger@example.com');
+    await writeBeforeCommit(storage.db, setEmail, { id: ACCOUNT, email: 'now@example.com' });
+    expect(await emailOf(storage.db)).toBe('now@example.com');
+  });
+
+  it.runIf(onPostgres)('sends the stored writes and the balance upserts with the COMMIT, in one message', async () => {
+    const sent = await sentTexts(() =>
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await recordMovement(trx, movement(6n));
+        await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: HOSTILE });
+      }),
+    );
+    const last = sent.at(-1) ?? '';
+    expect(last).toMatch(/^WITH b AS \(INSERT INTO balances .*; update "accounts" set "email" = +E?'it''s a .*; COMMIT/s);
+    expect(sent.filter((text) => /accounts/.test(text))).toEqual([last]);
+    expect(await emailOf(storage.db)).toBe(HOSTILE);
+  });
+
+  it.runIf(onPostgres)('runs a stored write on its own when a value cannot be written into the text (positive control)', async () => {
+    const outcome = await sentTexts(() =>
+      storage.transaction({ name: 'test' }, (trx) => writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'nul\u0000byte' })),
+    ).catch((error: unknown) => error);
+    // PostgreSQL refuses a NUL in text whichever way it is sent: here it went as a statement of its
+    // own, with parameters, and the transaction failed with the server's error.
+    expect(String(outcome)).toMatch(/0x00|invalid byte sequence/);
+    expect(await emailOf(storage.db)).toBe('ledger@example.com');
+  });
+});
+
+describe.runIf(onPostgres)('statements written into the COMMIT message', () => {
+  it('writes each parameter as a literal PostgreSQL reads back as it was', () => {
+    const query = CompiledQuery.raw('update t set a = $1, b = $2, c = $3, d = $4, e = $5 where f = $10 and g = $11', [
+      "it's",
+      'back\\slash',
+      12345678901234567890n,
+      null,
+      true,
+      6,
+      7,
+      8,
+      9,
+      'ten',
+      'eleven',
+    ]);
+    expect(inlineParameters(query)).toBe(
+      "update t set a = 'it''s', b =  E'back\\\\slash', c = 12345678901234567890, d = NULL, e = TRUE where f = 'ten' and g = 'eleven'",
+    );
+  });
+
+  it('leaves alone what it cannot write safely: bytes, a NUL, text with a literal of its own', () => {
+    expect(inlineParameters(CompiledQuery.raw('select $1', [Buffer.from('x')]))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw('select $1', ['a\u0000b']))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw("select '$1', $1", ['x']))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw('select $2', ['x']))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw("select 'kept as it is'"))).toBe("select 'kept as it is'");
   });
 });

@@ -16,6 +16,7 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
     'AFTER UPDATE ON apps',
     'AFTER DELETE ON apps',
     'AFTER UPDATE OF clock_offset_ms ON accounts',
+    'AFTER UPDATE OF fault_rules ON accounts',
     'AFTER DELETE ON accounts',
   ],
 };

@@ -51,8 +51,8 @@ const integerTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Ends the SQL text of a transaction's last step sent with its COMMIT (`commitWithLastStep`). */
-const COMMIT_WITH_STEP = '; COMMIT /* payctl: with the last before-commit step */';
+/** Ends the SQL text of a transaction's last statements sent with its COMMIT (`commitWithStatements`). */
+const COMMIT_WITH_STEP = '; COMMIT /* payctl: with the before-commit steps */';
 /** Connections whose open transaction was committed that way: Kysely's own COMMIT is not sent. */
 const committedWithStep = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
@@ -65,7 +65,7 @@ const pendingBegin = new WeakMap<DatabaseConnection, string>();
  *   (the pool's connections pipeline, pg's `pipeline` option): PostgreSQL runs them in order, so
  *   the statement runs in the transaction and both answers come back together. A transaction that
  *   runs no statement sends neither BEGIN nor its end.
- * - a transaction whose last before-commit step went out with its COMMIT (one simple-protocol
+ * - a transaction whose before-commit steps went out with its COMMIT (one simple-protocol
  *   message: the step's row locks are released by the server itself, with no round trip to this
  *   process in between) is not committed a second time.
  */
@@ -128,9 +128,42 @@ class CommitWithStepDialect extends PostgresDialect {
   }
 }
 
-/** The last step's SQL and COMMIT in one message (no parameters: pg sends it by the simple protocol). */
-const commitWithLastStep: CommitWith = async (trx, sqlText) => {
-  await trx.executeQuery(CompiledQuery.raw(sqlText + COMMIT_WITH_STEP));
+/**
+ * A value as an SQL literal, or undefined for one that is not written in (bytes, dates, objects).
+ * Text goes through pg's own `escapeLiteral` (quotes doubled, backslashes in an E'' literal).
+ */
+function literalOf(value: unknown): string | undefined {
+  if (value === null) return 'NULL';
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'string') return value.includes('\0') ? undefined : pg.escapeLiteral(value);
+  return undefined;
+}
+
+/**
+ * A compiled statement as SQL text with its parameters written in; undefined when one cannot be, or
+ * when the text has a quoted literal of its own (where "$1" would not be a parameter).
+ */
+export function inlineParameters(query: CompiledQuery): string | undefined {
+  if (query.parameters.length === 0) return query.sql;
+  if (/'|\$\$/.test(query.sql)) return undefined;
+  const literals = query.parameters.map(literalOf);
+  if (literals.includes(undefined)) return undefined;
+  let valid = true;
+  const text = query.sql.replace(/\$(\d+)/g, (_match, index: string) => {
+    const literal = literals[Number(index) - 1];
+    if (literal === undefined) valid = false;
+    return literal ?? '';
+  });
+  return valid ? text : undefined;
+}
+
+/** The statements and COMMIT in one message (no parameters: pg sends it by the simple protocol). */
+const commitWithStatements: CommitWith = (trx, queries) => {
+  const texts = queries.map(inlineParameters);
+  if (texts.includes(undefined)) return undefined;
+  return trx.executeQuery(CompiledQuery.raw(texts.join('; ') + COMMIT_WITH_STEP)).then(() => undefined);
 };
 
 export interface PostgresStorageOptions {
@@ -239,7 +272,7 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
         openBeforeCommit(trx);
         return markTransactionScope(async () => {
           const result = await work(trx);
-          const steps = runBeforeCommit(trx, commitWithLastStep);
+          const steps = runBeforeCommit(trx, commitWithStatements);
           if (steps !== undefined) await steps;
           return result;
         });

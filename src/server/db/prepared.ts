@@ -26,6 +26,8 @@ export interface PreparedStatement<A extends Args, R> {
    * otherwise a promise of it.
    */
   run(db: Queryable, args: A): QueryResult<R> | Promise<QueryResult<R>>;
+  /** The statement compiled for `db`'s dialect with `args` filled in, not run. */
+  bind(db: Queryable, args: A): CompiledQuery<R>;
   execute(db: Queryable, args: A): Promise<QueryResult<R>>;
   /** The rows. */
   all(db: Queryable, args: A): Promise<R[]>;
@@ -66,7 +68,8 @@ export function prepared<A extends Args, R = unknown>(
 ): PreparedStatement<A, R> {
   // Compiled per dialect (the adapter object), so a second database kind gets its own SQL.
   const compiledFor = new WeakMap<object, Compiled>();
-  const run = (db: Queryable, args: A): QueryResult<R> | Promise<QueryResult<R>> => {
+  /** The compiled statement with `args` in its parameter slots. */
+  const bind = (db: Queryable, args: A): CompiledQuery<R> => {
     const adapter = db.getExecutor().adapter;
     let compiled = compiledFor.get(adapter);
     if (!compiled) {
@@ -81,11 +84,15 @@ export function prepared<A extends Args, R = unknown>(
       if (value === undefined) throw new Error(`prepared statement: no value for "${name}" in: ${query.sql}`);
       parameters[index] = value;
     }
-    const filled = { ...query, parameters } as CompiledQuery<R>;
+    return { ...query, parameters } as CompiledQuery<R>;
+  };
+  const run = (db: Queryable, args: A): QueryResult<R> | Promise<QueryResult<R>> => {
+    const filled = bind(db, args);
     return runNowInTransaction<R>(db, filled) ?? db.executeQuery<R>(filled);
   };
   return {
     run,
+    bind,
     // Async like the two below: a refusal (a missing value, or SQLite's own) is a rejection.
     execute: async (db, args) => {
       const result = run(db, args);

@@ -19,6 +19,8 @@ export interface Database {
     clock_offset_ms: bigint;
     kyc_status: string;
     created_at: string;
+    /** How many fault rules the merchant has (kept by the faults domain with the rules). */
+    fault_rules: Generated<bigint>;
   };
   apps: {
     id: string;

@@ -7,6 +7,8 @@
 // before its renewal), dispute, capture, invoice, payout batch, balance rows (by currency). A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
+import type { CompiledQuery } from 'kysely';
+import type { PreparedStatement } from './prepared.js';
 import type { Db, Queryable, Trx } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -98,11 +100,11 @@ export interface Storage {
 export interface BeforeCommitStep {
   run(trx: Trx): Promise<void>;
   /**
-   * The same work as SQL text with its values written in (undefined when they cannot be written in
-   * safely): PostgreSQL sends the last step's text and COMMIT in one message, so a row it locks is
-   * released without a round trip to this process in between.
+   * The same work as statements, when nothing of it must be read back: PostgreSQL sends the
+   * statements of the steps left at the end with the COMMIT, in one message, so a row they lock is
+   * released without a round trip to this process in between. Undefined: run it with `run`.
    */
-  inlineSql?(): string | undefined;
+  commitQueries?(): readonly CompiledQuery[] | undefined;
 }
 
 // Keyed by the transaction handle: group commit's requests share one, but run one after another, and
@@ -148,16 +150,53 @@ export function runBeforeCommit(trx: Trx, commitWith?: CommitWith): Promise<void
   return runSteps(trx, steps, commitWith);
 }
 
-/** An adapter's way to run a last step's SQL text and COMMIT in one message. */
-export type CommitWith = (trx: Trx, sqlText: string) => Promise<void>;
+/**
+ * An adapter's way to send statements and the COMMIT in one message: the promise of their outcome,
+ * or undefined when it cannot (a value it cannot write into SQL text): then they run one by one.
+ */
+export type CommitWith = (trx: Trx, queries: readonly CompiledQuery[]) => Promise<void> | undefined;
 
 async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWith: CommitWith | undefined): Promise<void> {
   while (steps.size > 0) {
+    if (commitWith !== undefined) {
+      const queries: CompiledQuery[] = [];
+      for (const step of steps.values()) {
+        const own = step.commitQueries?.();
+        if (own === undefined) {
+          queries.length = 0;
+          break;
+        }
+        queries.push(...own);
+      }
+      const sent = queries.length > 0 ? commitWith(trx, queries) : undefined;
+      if (sent !== undefined) {
+        steps.clear();
+        return sent;
+      }
+    }
     const [kind, step] = steps.entries().next().value as [object, BeforeCommitStep];
     steps.delete(kind);
-    const inline = commitWith !== undefined && steps.size === 0 ? step.inlineSql?.() : undefined;
-    if (inline !== undefined) await commitWith!(trx, inline);
-    else await step.run(trx);
+    await step.run(trx);
+  }
+}
+
+/**
+ * Runs `statement` at the end of `db`'s transaction, after the request's own work (on PostgreSQL in
+ * the COMMIT's message): for a write whose outcome nothing in the transaction reads or checks, such
+ * as a stored answer. Outside a transaction of `Storage.transaction` it runs at once.
+ */
+export async function writeBeforeCommit<A extends Record<string, unknown>>(db: Queryable, statement: PreparedStatement<A, unknown>, args: A): Promise<void> {
+  const kind = {};
+  const step = beforeCommitStep(db, kind, () => ({
+    async run(trx: Trx) {
+      const ran = statement.run(trx, args);
+      if (ran instanceof Promise) await ran;
+    },
+    commitQueries: () => [statement.bind(db, args)],
+  }));
+  if (step === undefined) {
+    const ran = statement.run(db, args);
+    if (ran instanceof Promise) await ran;
   }
 }
 

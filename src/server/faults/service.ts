@@ -3,6 +3,7 @@
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
 import { prefixedId } from '../core/ids.js';
+import type { Queryable } from '../db/schema.js';
 import { notFound } from '../http/errors.js';
 import { pathMatches } from '../http/path-pattern.js';
 import { checkRule, type Respond, type RouteRef, type RuleInput } from './rules.js';
@@ -80,7 +81,10 @@ export async function createRule(deps: ServerDeps, accountId: string, input: Rul
     respond: JSON.stringify(input.respond),
     create_time: isoSeconds(deps.clock.systemNow()),
   };
-  await deps.storage.transaction({ name: 'faults.create' }, (trx) => store.insertRule(trx, row));
+  await deps.storage.transaction({ name: 'faults.create' }, async (trx) => {
+    await store.insertRule(trx, row);
+    await deps.domains.oauth.addFaultRules(trx, accountId, 1n);
+  });
   rulesChanged(deps);
   return ruleOf({ ...row, matched: 0n, fired: 0n });
 }
@@ -96,21 +100,32 @@ export async function getRule(deps: ServerDeps, id: string, accountId: string | 
 }
 
 export async function deleteRule(deps: ServerDeps, id: string, accountId: string | undefined): Promise<void> {
-  const deleted = await deps.storage.transaction({ name: 'faults.delete' }, (trx) => store.deleteRule(trx, id, accountId));
+  const deleted = await deps.storage.transaction({ name: 'faults.delete' }, async (trx) => {
+    const owner = await store.deleteRule(trx, id, accountId);
+    if (owner !== undefined) await deps.domains.oauth.addFaultRules(trx, owner, -1n);
+    return owner !== undefined;
+  });
   rulesChanged(deps);
   if (!deleted) throw notFound('fault', id);
+}
+
+/** Deletes the rules and takes each from its account's count, by what was really deleted (exact under concurrent adds). */
+async function deleteAndUncount(deps: ServerDeps, db: Queryable, accountId: string | undefined): Promise<void> {
+  const perAccount = new Map<string, bigint>();
+  for (const owner of await store.deleteRules(db, accountId)) perAccount.set(owner, (perAccount.get(owner) ?? 0n) + 1n);
+  for (const [owner, count] of [...perAccount].sort(([a], [b]) => (a < b ? -1 : 1))) await deps.domains.oauth.addFaultRules(db, owner, -count);
 }
 
 /** A reset of a merchant's data removes its rules too, in the reset's transaction (the journal stays). */
 export function deleteRulesOnReset(deps: ServerDeps): void {
   deps.hooks.onAccountReset.push(async (db, accountId) => {
-    await store.deleteRules(db, accountId);
+    await deleteAndUncount(deps, db, accountId);
     rulesChanged(deps);
   });
 }
 
 export async function deleteRules(deps: ServerDeps, accountId: string | undefined): Promise<void> {
-  await deps.storage.transaction({ name: 'faults.delete-all' }, (trx) => store.deleteRules(trx, accountId));
+  await deps.storage.transaction({ name: 'faults.delete-all' }, (trx) => deleteAndUncount(deps, trx, accountId));
   rulesChanged(deps);
 }
 

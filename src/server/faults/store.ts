@@ -41,18 +41,21 @@ export async function findRule(db: Queryable, id: string, accountId: string | un
   return (await query.executeTakeFirst()) as StoredRule | undefined;
 }
 
-/** Deletes one rule (true when it existed), of the merchant's unless `accountId` is undefined (the admin key). */
-export async function deleteRule(db: Queryable, id: string, accountId: string | undefined): Promise<boolean> {
+/**
+ * Deletes one rule, of the merchant's unless `accountId` is undefined (the admin key); the account
+ * the deleted rule belonged to, undefined when there was none.
+ */
+export async function deleteRule(db: Queryable, id: string, accountId: string | undefined): Promise<string | undefined> {
   let query = db.deleteFrom('fault_rules').where('id', '=', id);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  const result = await query.executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return (await query.returning('account_id').executeTakeFirst())?.account_id;
 }
 
-export async function deleteRules(db: Queryable, accountId: string | undefined): Promise<void> {
+/** Deletes the merchant's rules (every merchant's when `accountId` is undefined); the account of each rule deleted. */
+export async function deleteRules(db: Queryable, accountId: string | undefined): Promise<string[]> {
   let query = db.deleteFrom('fault_rules');
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  await query.execute();
+  return (await query.returning('account_id').execute()).map((row) => row.account_id);
 }
 
 /**

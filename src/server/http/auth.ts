@@ -19,6 +19,8 @@ export interface Caller {
   appId: string;
   clientId: string;
   viaAssertion: boolean;
+  /** The acting account has fault rules; undefined when not read with the token (acting through an assertion). */
+  hasFaultRules: boolean | undefined;
 }
 
 declare module 'fastify' {
@@ -109,7 +111,7 @@ async function consentedCaller(deps: ServerDeps, request: FastifyRequest, caller
   }
   // The merchant's clock as the database has it now (another replica may have moved it).
   deps.clock.setOffset(payerId, Number(clockOffsetMs));
-  return { ...caller, accountId: payerId, viaAssertion: true };
+  return { ...caller, accountId: payerId, viaAssertion: true, hasFaultRules: undefined };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { prepared } from '../db/prepared.js';
+import { writeBeforeCommit } from '../db/storage.js';
 import type { Queryable } from '../db/schema.js';
 import { callerOf } from './auth.js';
 import { serviceError } from './errors.js';
@@ -224,10 +225,8 @@ export async function runMutation(
       if (stored) return { ...stored, replayed: true };
     }
     const result = await work(ctx);
-    if (claim) {
-      const answered = answerStatement.run(trx, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
-      if (answered instanceof Promise) await answered;
-    }
+    // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
+    if (claim) await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
     return { ...result, replayed: false };
   });
 }

@@ -1,6 +1,7 @@
 // The merchant balance: every movement of money in or out of an account, and the running total.
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
+import { CompiledQuery } from 'kysely';
 import { insertRow, prepared } from '../db/prepared.js';
 import type { Queryable, Trx, WithSeq } from '../db/schema.js';
 import { beforeCommitStep, takeBeforeCommit, type BeforeCommitStep } from '../db/storage.js';
@@ -207,7 +208,7 @@ class PendingLedger implements BeforeCommitStep {
    * The same writes with their values written in, or undefined unless every text value is made of
    * characters that need no escaping in a quoted literal (ids, codes, timestamps); amounts are integers.
    */
-  inlineSql(): string | undefined {
+  commitQueries(): CompiledQuery[] | undefined {
     const statements: string[] = [];
     for (const increment of this.ordered()) {
       if (!LITERAL_SAFE.test(increment.accountId) || !LITERAL_SAFE.test(increment.currency)) return undefined;
@@ -241,7 +242,7 @@ class PendingLedger implements BeforeCommitStep {
           `ON CONFLICT (account_id, day) DO UPDATE SET movements = balance_movement_days.movements + ${count}`,
       );
     }
-    return statements.join('; ');
+    return [CompiledQuery.raw(statements.join('; '))];
   }
 
   /** The movements of one balance row, with the balance after each given the balance after them all. */

@@ -23,6 +23,11 @@ export interface OauthApi {
   /** Moves the account's clock by `byMs` in one statement; the new offset, undefined for an unknown account. */
   addClockOffset(db: Queryable, accountId: string, byMs: bigint): Promise<bigint | undefined>;
   setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void>;
+  /**
+   * Moves the account's count of fault rules by `delta`, in the transaction that adds or deletes
+   * them: the token lookup reads it with every caller.
+   */
+  addFaultRules(db: Queryable, accountId: string, delta: bigint): Promise<void>;
 }
 
 export function createOauthApi(): OauthApi {
@@ -37,6 +42,7 @@ export function createOauthApi(): OauthApi {
     findClockOffset: store.findClockOffset,
     addClockOffset: store.addClockOffset,
     setClockOffset: store.setClockOffset,
+    addFaultRules: store.addFaultRules,
   };
 }
 

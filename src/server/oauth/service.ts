@@ -122,6 +122,8 @@ export interface TokenOwner {
   accountId: string;
   appId: string;
   clientId: string;
+  /** The account has fault rules (read with the token): false lets the fault hook skip reading them. */
+  hasFaultRules: boolean;
 }
 
 interface CachedToken {
@@ -195,7 +197,7 @@ export async function findTokenOwner(deps: ServerDeps, accessToken: string): Pro
   const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
   if (!row) return undefined;
   const entry: CachedToken = {
-    owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id },
+    owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id, hasFaultRules: row.fault_rules > 0n },
     expiresAtMs: Date.parse(row.expires_at),
     clockOffsetMs: Number(row.clock_offset_ms),
   };

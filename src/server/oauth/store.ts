@@ -1,13 +1,14 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
+import type { Insertable, Selectable } from 'kysely';
 import { findRow } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
 
-export type AccountRow = Database['accounts'];
+export type AccountRow = Selectable<Database['accounts']>;
 
 export type AppRow = Database['apps'];
 
-export async function insertAccount(db: Queryable, account: AccountRow): Promise<void> {
+export async function insertAccount(db: Queryable, account: Insertable<Database['accounts']>): Promise<void> {
   await db.insertInto('accounts').values(account).execute();
 }
 
@@ -74,6 +75,15 @@ export function findClockOffset(db: Queryable, accountId: string): Promise<bigin
     .then((row) => row?.clock_offset_ms);
 }
 
+/** Adds `delta` to the account's count of fault rules, in one statement (exact under concurrent changes). */
+export async function addFaultRules(db: Queryable, accountId: string, delta: bigint): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ fault_rules: eb('fault_rules', '+', delta) }))
+    .where('id', '=', accountId)
+    .execute();
+}
+
 export async function setKycStatus(db: Queryable, accountId: string, status: string): Promise<void> {
   await db.updateTable('accounts').set({ kyc_status: status }).where('id', '=', accountId).execute();
 }
@@ -84,7 +94,10 @@ export async function insertToken(db: Queryable, token: TokenRow): Promise<void>
   await db.insertInto('access_tokens').values(token).execute();
 }
 
-/** A token with its app and its account's clock offset (read with the token, so each request's clock is the database's). */
+/**
+ * A token with its app, its account's clock offset (read with the token, so each request's clock is
+ * the database's) and its count of fault rules (so a merchant without rules needs no read of them).
+ */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return db
     .selectFrom('access_tokens')
@@ -97,6 +110,7 @@ export function findTokenWithApp(db: Queryable, tokenHash: string) {
       'apps.id as app_id',
       'apps.client_id as client_id',
       'accounts.clock_offset_ms as clock_offset_ms',
+      'accounts.fault_rules as fault_rules',
     ])
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();

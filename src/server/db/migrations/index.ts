@@ -14,6 +14,7 @@ import { capturesReversedAsRefundedMigration } from './0010-captures-reversed-as
 import { jobClaimsMigration } from './0012-job-claims.js';
 import { reportingMigration } from './0013-reporting.js';
 import { requestJournalFaultsMigration } from './0014-request-journal-faults.js';
+import { accountFaultRulesMigration } from './0015-account-fault-rules.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   jobClaimsMigration, // 0012 fan-out flag, delivery leases, job leases
   reportingMigration, // 0013 what the transaction report needs of each balance movement
   requestJournalFaultsMigration, // 0014 request journal, fault rules
+  accountFaultRulesMigration, // 0015 each account's count of fault rules
 ].sort((a, b) => a.id - b.id);
