@@ -1,6 +1,7 @@
 // GET /_payctl/audit: the ledger audit of a payctl server.
 
 import { z } from 'zod';
+import { call } from './call.js';
 import type { ApiClient } from './client.js';
 
 const auditSchema = z.looseObject({
@@ -19,10 +20,6 @@ export type AuditReport = z.infer<typeof auditSchema>;
 
 /** Runs the audit for the caller's account, or for every account with the admin key. */
 export async function runAudit(client: ApiClient, options: { adminKey?: string } = {}): Promise<AuditReport> {
-  const response = await client.request({
-    method: 'GET',
-    path: '/_payctl/audit',
-    ...(options.adminKey ? { headers: { Authorization: `Bearer ${options.adminKey}` } } : {}),
-  });
-  return auditSchema.parse(response.body);
+  const headers = options.adminKey ? { Authorization: `Bearer ${options.adminKey}` } : undefined;
+  return call(client, auditSchema, { method: 'GET', path: '/_payctl/audit', headers });
 }

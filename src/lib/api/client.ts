@@ -12,11 +12,10 @@ import {
   type TokenResponse,
 } from './types.js';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_RETRIES = 3;
-const DEFAULT_BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 10_000;
-const MAX_RETRY_AFTER_MS = 60_000;
+/** What a client does when its options do not say (the timeout may also come from PAYCTL_TIMEOUT_MS). */
+const DEFAULTS = { timeoutMs: 30_000, retries: 3, backoffMs: 250 } as const;
+/** Backoff doubles per attempt up to `backoffMs`; a Retry-After is honoured up to `retryAfterMs`. */
+const CEILINGS = { backoffMs: 10_000, retryAfterMs: 60_000 } as const;
 
 /**
  * The request id and the assertion go under both their names, with one value: a deployment that
@@ -97,9 +96,9 @@ export class ApiClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.clientId = options.clientId;
     this.#clientSecret = options.clientSecret;
-    this.#timeoutMs = options.timeoutMs ?? timeoutFromEnv() ?? DEFAULT_TIMEOUT_MS;
-    this.#retries = options.retries ?? DEFAULT_RETRIES;
-    this.#backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.#timeoutMs = options.timeoutMs ?? timeoutFromEnv() ?? DEFAULTS.timeoutMs;
+    this.#retries = options.retries ?? DEFAULTS.retries;
+    this.#backoffMs = options.backoffMs ?? DEFAULTS.backoffMs;
     this.#tokens = options.tokenCache ?? memoryTokenCache();
     this.#userAgent = options.userAgent ?? 'payctl';
   }
@@ -132,15 +131,7 @@ export class ApiClient {
       undefined,
     );
     const body = parseBody(raw);
-    if (raw.status < 200 || raw.status >= 300) {
-      throw new ApiError({
-        status: raw.status,
-        body: this.#redact(body),
-        headers: raw.headers,
-        text: this.#redactText(raw.text),
-        attempts: raw.attempts,
-      });
-    }
+    if (raw.status < 200 || raw.status >= 300) throw this.#apiError(raw, body, undefined);
     const parsed = tokenResponseSchema.safeParse(body);
     if (!parsed.success) {
       // A 2xx without a token: most likely the base URL points at something that is not this API.
@@ -161,7 +152,8 @@ export class ApiClient {
     const method = req.method.toUpperCase();
     const callerHeaders = lowerCaseKeys(req.headers ?? {});
     const requestId =
-      req.requestId ?? callerHeaders['service-request-id'] ?? callerHeaders['paypal-request-id'] ?? (method === 'GET' ? undefined : randomUUID());
+      // An empty id counts as none, so that callers may pass an option through as it is.
+      (req.requestId || undefined) ?? callerHeaders['service-request-id'] ?? callerHeaders['paypal-request-id'] ?? (method === 'GET' ? undefined : randomUUID());
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (req.prefer) headers.prefer = req.prefer;
     const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
@@ -190,16 +182,7 @@ export class ApiClient {
       throw error;
     }
     const parsed = parseBody(raw);
-    if (raw.status >= 400) {
-      throw new ApiError({
-        status: raw.status,
-        body: this.#redact(parsed),
-        headers: raw.headers,
-        text: this.#redactText(raw.text),
-        attempts: raw.attempts,
-        ...(requestId ? { requestId } : {}),
-      });
-    }
+    if (raw.status >= 400) throw this.#apiError(raw, parsed, requestId);
     const response: ApiResponse<T> = { status: raw.status, headers: raw.headers, body: parsed as T, text: raw.text };
     if (requestId) response.requestId = requestId;
     return response;
@@ -281,13 +264,19 @@ export class ApiClient {
       }
       const retryable = raw.status === 429 || raw.status >= 500;
       if (!retryable || !canRetry) return raw;
-      await sleep(retryAfterMs(raw.headers['retry-after'], MAX_RETRY_AFTER_MS) ?? this.#backoff(attempt));
+      await sleep(retryAfterMs(raw.headers['retry-after'], CEILINGS.retryAfterMs) ?? this.#backoff(attempt));
     }
   }
 
   #backoff(attempt: number): number {
-    const step = Math.min(this.#backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+    const step = Math.min(this.#backoffMs * 2 ** (attempt - 1), CEILINGS.backoffMs);
     return step + Math.floor(Math.random() * this.#backoffMs);
+  }
+
+  /** The error for a refused request, with the secrets kept out of its body and text. */
+  #apiError(raw: FinalResponse, body: unknown, requestId: string | undefined): ApiError {
+    const { status, headers, attempts } = raw;
+    return new ApiError({ status, body: this.#redact(body), headers, text: this.#redactText(raw.text), attempts, requestId });
   }
 
   /** Keeps the client secret and tokens out of anything that may be printed. */

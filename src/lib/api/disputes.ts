@@ -7,15 +7,13 @@ import { basename, extname } from 'node:path';
 import { z } from 'zod';
 import type { ApiClient } from './client.js';
 import { UsageError } from './errors.js';
-import { linkSchema } from './types.js';
+import { linkSchema, moneySchema, timestamps } from './types.js';
 
-const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
 const documentSchema = z.looseObject({ name: z.string().optional(), url: z.string().optional() });
 
 export const disputeSchema = z.looseObject({
   dispute_id: z.string(),
-  create_time: z.string().optional(),
-  update_time: z.string().optional(),
+  ...timestamps,
   reason: z.string().optional(),
   status: z.string(),
   dispute_state: z.string().optional(),
@@ -157,7 +155,7 @@ interface ActionOptions {
 /** An action: JSON without files, multipart with them; answers the dispute as it now is. */
 async function act(client: ApiClient, id: string, action: string, input: unknown, options: ActionOptions): Promise<Dispute> {
   const files = options.files ?? [];
-  const common = { method: 'POST', path: `${disputePath(id)}/${action}`, prefer: REPRESENTATION, ...(options.requestId ? { requestId: options.requestId } : {}) };
+  const common = { method: 'POST', path: `${disputePath(id)}/${action}`, prefer: REPRESENTATION, requestId: options.requestId };
   if (files.length === 0) return checked(disputeSchema, (await client.request({ ...common, body: input })).body);
   const { body, contentType } = multipartBody(input, files);
   const response = await client.request({ ...common, rawBody: body, headers: { 'content-type': contentType } });
@@ -236,12 +234,8 @@ export async function updateCommunicationDetails(
   details: { email?: string; note?: string },
   options: { requestId?: string } = {},
 ): Promise<Dispute> {
-  await client.request({
-    method: 'PATCH',
-    path: disputePath(id),
-    body: [{ op: 'add', path: '/communication_details', value: details }],
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
+  const body = [{ op: 'add', path: '/communication_details', value: details }];
+  await client.request({ method: 'PATCH', path: disputePath(id), body, requestId: options.requestId });
   return getDispute(client, id);
 }
 
@@ -251,11 +245,6 @@ export async function openSandboxDispute(
   input: { disputed_transaction_id: string; reason: string; amount?: { currency_code: string; value: string }; message?: string },
   options: { requestId?: string } = {},
 ): Promise<Dispute> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/_payctl/disputes',
-    body: input,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
+  const response = await client.request({ method: 'POST', path: '/_payctl/disputes', body: input, requestId: options.requestId });
   return checked(disputeSchema, response.body);
 }

@@ -27,6 +27,10 @@ export abstract class PayctlError extends Error {
   /** Service-Request-Id of the request that failed, when there was one. */
   requestId?: string;
 
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+
   abstract get exitCode(): number;
 
   /** Upper-case error name, like the service's own `name`. */
@@ -131,66 +135,44 @@ export class NetworkError extends PayctlError {
 
 /** A request, or a wait for a resource to settle, took longer than allowed. */
 export class TimeoutError extends PayctlError {
+  override name = 'TimeoutError';
+  readonly errorName = 'TIMEOUT';
+  readonly exitCode = EXIT_CODES.timedOut;
+
   constructor(message: string, options: { requestId?: string } = {}) {
     super(message);
-    this.name = 'TimeoutError';
     if (options.requestId) this.requestId = options.requestId;
-  }
-
-  get errorName(): string {
-    return 'TIMEOUT';
-  }
-
-  get exitCode(): number {
-    return EXIT_CODES.timedOut;
   }
 }
 
+// The errors below are the same every time but for their message: a name and an exit code each.
+
 /** The command line was wrong or incomplete; the message says what to pass. */
 export class UsageError extends PayctlError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-
-  get errorName(): string {
-    return 'USAGE_ERROR';
-  }
-
-  get exitCode(): number {
-    return EXIT_CODES.usage;
-  }
+  override name = 'UsageError';
+  readonly errorName = 'USAGE_ERROR';
+  readonly exitCode = EXIT_CODES.usage;
 }
 
 /** The person answered No at a confirmation: nothing was sent. Not an interrupt (exit 130 is Ctrl+C). */
 export class DeclinedError extends PayctlError {
+  override name = 'DeclinedError';
+  readonly errorName = 'DECLINED';
+  readonly exitCode = EXIT_CODES.declined;
+
   constructor(message = 'nothing was changed') {
     super(message);
-    this.name = 'DeclinedError';
-  }
-
-  get errorName(): string {
-    return 'DECLINED';
-  }
-
-  get exitCode(): number {
-    return EXIT_CODES.declined;
   }
 }
 
 /** The user stopped the command (Ctrl+C) before it finished. */
 export class InterruptedError extends PayctlError {
+  override name = 'InterruptedError';
+  readonly errorName = 'INTERRUPTED';
+  readonly exitCode = EXIT_CODES.interrupted;
+
   constructor(message = 'interrupted') {
     super(message);
-    this.name = 'InterruptedError';
-  }
-
-  get errorName(): string {
-    return 'INTERRUPTED';
-  }
-
-  get exitCode(): number {
-    return EXIT_CODES.interrupted;
   }
 }
 

@@ -1,10 +1,11 @@
 // The invoicing API: invoices, their actions, search, numbers, QR codes, and the server's outbox.
 
 import { z } from 'zod';
+import { call, pageQuery, type PageOptions } from './call.js';
 import type { ApiClient } from './client.js';
-import { linkSchema } from './types.js';
+import { linkSchema, moneySchema } from './types.js';
 
-const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
+export type { PageOptions } from './call.js';
 
 const billingSchema = z.looseObject({
   business_name: z.string().optional(),
@@ -70,52 +71,32 @@ const invoicePageSchema = z.looseObject({
 });
 export type InvoicePage = z.infer<typeof invoicePageSchema>;
 
-export interface PageOptions {
-  page?: number;
-  pageSize?: number;
-  totalRequired?: boolean;
-}
-
 export interface Mutation {
   requestId?: string;
 }
 
-const withId = (options: Mutation) => (options.requestId ? { requestId: options.requestId } : {});
 const path = (id: string) => `/v2/invoicing/invoices/${encodeURIComponent(id)}`;
 
 /** GET /v2/invoicing/invoices: one page, newest first. */
 export async function listInvoices(client: ApiClient, options: PageOptions = {}): Promise<InvoicePage> {
-  const response = await client.request({
-    method: 'GET',
-    path: '/v2/invoicing/invoices',
-    query: { page: options.page, page_size: options.pageSize, total_required: options.totalRequired },
-  });
-  return invoicePageSchema.parse(response.body);
+  return call(client, invoicePageSchema, { method: 'GET', path: '/v2/invoicing/invoices', query: pageQuery(options) });
 }
 
 /** POST /v2/invoicing/search-invoices with `search_data`. */
 export async function searchInvoices(client: ApiClient, search: Record<string, unknown>, options: PageOptions = {}): Promise<InvoicePage> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/v2/invoicing/search-invoices',
-    query: { page: options.page, page_size: options.pageSize, total_required: options.totalRequired },
-    body: search,
-  });
-  return invoicePageSchema.parse(response.body);
+  return call(client, invoicePageSchema, { method: 'POST', path: '/v2/invoicing/search-invoices', query: pageQuery(options), body: search });
 }
 
 export async function getInvoice(client: ApiClient, id: string): Promise<Invoice> {
-  const response = await client.request({ method: 'GET', path: path(id) });
-  return invoiceSchema.parse(response.body);
+  return call(client, invoiceSchema, { method: 'GET', path: path(id) });
 }
 
 export async function createInvoice(client: ApiClient, body: unknown, options: Mutation = {}): Promise<Invoice> {
-  const response = await client.request({ method: 'POST', path: '/v2/invoicing/invoices', body, prefer: 'return=representation', ...withId(options) });
-  return invoiceSchema.parse(response.body);
+  return call(client, invoiceSchema, { method: 'POST', path: '/v2/invoicing/invoices', body, prefer: 'return=representation', requestId: options.requestId });
 }
 
 export async function deleteInvoice(client: ApiClient, id: string, options: Mutation = {}): Promise<void> {
-  await client.request({ method: 'DELETE', path: path(id), ...withId(options) });
+  await client.request({ method: 'DELETE', path: path(id), requestId: options.requestId });
 }
 
 export interface Notification {
@@ -126,23 +107,20 @@ export interface Notification {
   additional_recipients?: string[];
 }
 
-const sendResultSchema = z.union([
-  z.looseObject({ href: z.string(), rel: z.string(), method: z.string().optional() }),
-  z.looseObject({ links: z.array(linkSchema) }),
-]);
+const sendResultSchema = z.union([linkSchema, z.looseObject({ links: z.array(linkSchema) })]);
 
 /** Sends the invoice (200, with the payer's link) or schedules it for its date (202). */
 export async function sendInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<{ status: number; body: z.infer<typeof sendResultSchema> }> {
-  const response = await client.request({ method: 'POST', path: `${path(id)}/send`, body: notification, ...withId(options) });
+  const response = await client.request({ method: 'POST', path: `${path(id)}/send`, body: notification, requestId: options.requestId });
   return { status: response.status, body: sendResultSchema.parse(response.body) };
 }
 
 export async function remindInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<void> {
-  await client.request({ method: 'POST', path: `${path(id)}/remind`, body: notification, ...withId(options) });
+  await client.request({ method: 'POST', path: `${path(id)}/remind`, body: notification, requestId: options.requestId });
 }
 
 export async function cancelInvoice(client: ApiClient, id: string, notification: Notification, options: Mutation = {}): Promise<void> {
-  await client.request({ method: 'POST', path: `${path(id)}/cancel`, body: notification, ...withId(options) });
+  await client.request({ method: 'POST', path: `${path(id)}/cancel`, body: notification, requestId: options.requestId });
 }
 
 export interface PaymentDetail {
@@ -153,8 +131,7 @@ export interface PaymentDetail {
 }
 
 export async function recordPayment(client: ApiClient, id: string, payment: PaymentDetail, options: Mutation = {}): Promise<{ payment_id: string }> {
-  const response = await client.request({ method: 'POST', path: `${path(id)}/payments`, body: payment, ...withId(options) });
-  return z.looseObject({ payment_id: z.string() }).parse(response.body);
+  return call(client, z.looseObject({ payment_id: z.string() }), { method: 'POST', path: `${path(id)}/payments`, body: payment, requestId: options.requestId });
 }
 
 export interface RefundDetail {
@@ -165,18 +142,12 @@ export interface RefundDetail {
 
 /** POST /v2/invoicing/invoices/{id}/refunds: 200 { refund_id }. */
 export async function recordRefund(client: ApiClient, id: string, refund: RefundDetail, options: Mutation = {}): Promise<{ refund_id: string }> {
-  const response = await client.request({ method: 'POST', path: `${path(id)}/refunds`, body: refund, ...withId(options) });
-  return z.looseObject({ refund_id: z.string() }).parse(response.body);
+  return call(client, z.looseObject({ refund_id: z.string() }), { method: 'POST', path: `${path(id)}/refunds`, body: refund, requestId: options.requestId });
 }
 
 /** The QR code PNG. Asked for as Base64 text (what the public API answers) and decoded here. */
 export async function invoiceQrCode(client: ApiClient, id: string, options: { width?: number; height?: number; action?: string } = {}): Promise<Buffer> {
-  const response = await client.request({
-    method: 'POST',
-    path: `${path(id)}/generate-qr-code`,
-    body: options,
-    headers: { accept: 'text/plain' },
-  });
+  const response = await client.request({ method: 'POST', path: `${path(id)}/generate-qr-code`, body: options, headers: { accept: 'text/plain' } });
   const text = typeof response.body === 'string' ? response.body : response.text;
   const png = Buffer.from(text.trim(), 'base64');
   if (png.subarray(1, 4).toString('latin1') !== 'PNG') throw new Error('the server did not answer with a PNG image');

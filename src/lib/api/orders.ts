@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { fromMinorUnits, toMinorUnits, type Money } from '../money.js';
+import { call } from './call.js';
 import type { ApiClient } from './client.js';
 import { UsageError } from './errors.js';
 import {
@@ -17,21 +18,20 @@ import {
   type Capture,
   type Refund,
 } from './payments.js';
-import { linkSchema } from './types.js';
+import { linkSchema, moneySchema, timestamps } from './types.js';
 
 const trackerSchema = z.looseObject({
   id: z.string(),
   status: z.string(),
   items: z.array(z.looseObject({ sku: z.string().optional(), name: z.string().optional(), quantity: z.string().optional() })).optional(),
-  create_time: z.string().optional(),
-  update_time: z.string().optional(),
+  ...timestamps,
 });
 export type Tracker = z.infer<typeof trackerSchema>;
 
 const unitSchema = z.looseObject({
   reference_id: z.string().optional(),
   shipping: z.looseObject({ trackers: z.array(trackerSchema).optional() }).optional(),
-  amount: z.looseObject({ currency_code: z.string(), value: z.string() }).optional(),
+  amount: moneySchema.optional(),
   payments: z
     .looseObject({
       authorizations: z.array(authorizationSchema).optional(),
@@ -50,6 +50,8 @@ export const orderSchema = z.looseObject({
 });
 export type Order = z.infer<typeof orderSchema>;
 
+const orderPath = (id: string) => `/v2/checkout/orders/${encodeURIComponent(id)}`;
+
 /** A test card the local server accepts: an order paid with it is approved at once. */
 export const SANDBOX_CARD = { number: '4111111111111111', expiry: '2030-12', name: 'Sandbox Payer' } as const;
 
@@ -64,32 +66,21 @@ export interface NewOrder {
 export async function createOrder(client: ApiClient, order: NewOrder, options: CallOptions = {}): Promise<Order> {
   const unit: Record<string, unknown> = { amount: order.amount };
   if (order.invoiceId) unit.invoice_id = order.invoiceId;
-  const response = await client.request({
-    method: 'POST',
-    path: '/v2/checkout/orders',
-    body: { intent: order.intent, purchase_units: [unit], ...(order.card ? { payment_source: { card: SANDBOX_CARD } } : {}) },
-    prefer: 'return=representation',
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
-  return orderSchema.parse(response.body);
+  const body = { intent: order.intent, purchase_units: [unit], ...(order.card ? { payment_source: { card: SANDBOX_CARD } } : {}) };
+  return postForOrder(client, '/v2/checkout/orders', body, options);
 }
 
 export async function getOrder(client: ApiClient, id: string): Promise<Order> {
-  const response = await client.request({ method: 'GET', path: `/v2/checkout/orders/${encodeURIComponent(id)}` });
-  return orderSchema.parse(response.body);
+  return call(client, orderSchema, { method: 'GET', path: orderPath(id) });
+}
+
+/** A POST answering the order in full; the request id and extra headers come from `options`. */
+function postForOrder(client: ApiClient, path: string, body: unknown, options: CallOptions): Promise<Order> {
+  return call(client, orderSchema, { method: 'POST', path, body, prefer: 'return=representation', requestId: options.requestId, headers: options.headers });
 }
 
 async function orderAction(client: ApiClient, id: string, action: 'authorize' | 'capture', options: CallOptions): Promise<Order> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/v2/checkout/orders/${encodeURIComponent(id)}/${action}`,
-    body: {},
-    prefer: 'return=representation',
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
-  return orderSchema.parse(response.body);
+  return postForOrder(client, `${orderPath(id)}/${action}`, {}, options);
 }
 
 export const authorizeOrder = (client: ApiClient, id: string, options: CallOptions = {}) => orderAction(client, id, 'authorize', options);
@@ -97,16 +88,8 @@ export const captureOrder = (client: ApiClient, id: string, options: CallOptions
 
 /** Approves an order as its payer would (local server control plane). */
 export async function approveOrder(client: ApiClient, id: string, options: CallOptions = {}): Promise<Order> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/_payctl/orders/${encodeURIComponent(id)}/approve`,
-    body: {},
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
-  return orderSchema.parse(response.body);
+  return call(client, orderSchema, { method: 'POST', path: `/_payctl/orders/${encodeURIComponent(id)}/approve`, body: {}, requestId: options.requestId });
 }
-
-const orderPath = (id: string) => `/v2/checkout/orders/${encodeURIComponent(id)}`;
 
 export interface NewTracker {
   /** Without it, the order's only capture. */
@@ -138,13 +121,7 @@ export async function addTracker(client: ApiClient, orderId: string, tracker: Ne
   if (tracker.status) body.status = tracker.status;
   if (tracker.notifyPayer !== undefined) body.notify_payer = tracker.notifyPayer;
   if (tracker.skus && tracker.skus.length > 0) body.items = tracker.skus.map((sku) => ({ sku }));
-  const response = await client.request({
-    method: 'POST',
-    path: `${orderPath(orderId)}/track`,
-    body,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
-  return orderSchema.parse(response.body);
+  return call(client, orderSchema, { method: 'POST', path: `${orderPath(orderId)}/track`, body, requestId: options.requestId });
 }
 
 export interface TrackerChange {
@@ -157,12 +134,7 @@ export async function updateTracker(client: ApiClient, orderId: string, trackerI
   const operations: Array<Record<string, unknown>> = [];
   if (change.status) operations.push({ op: 'replace', path: '/status', value: change.status });
   if (change.notifyPayer !== undefined) operations.push({ op: 'add', path: '/notify_payer', value: change.notifyPayer });
-  await client.request({
-    method: 'PATCH',
-    path: `${orderPath(orderId)}/trackers/${encodeURIComponent(trackerId)}`,
-    body: operations,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
+  await client.request({ method: 'PATCH', path: `${orderPath(orderId)}/trackers/${encodeURIComponent(trackerId)}`, body: operations, requestId: options.requestId });
   return getOrder(client, orderId);
 }
 
@@ -194,7 +166,7 @@ export async function updateOrder(client: ApiClient, orderId: string, referenceI
       path: `/purchase_units/${index}/${name}`,
       value,
     }));
-  await client.request({ method: 'PATCH', path: orderPath(orderId), body: operations, ...(options.requestId ? { requestId: options.requestId } : {}) });
+  await client.request({ method: 'PATCH', path: orderPath(orderId), body: operations, requestId: options.requestId });
   return getOrder(client, orderId);
 }
 
@@ -218,18 +190,44 @@ export interface HistoryEntry {
   id: string;
 }
 
-function sumOf(items: ReadonlyArray<{ amount?: Money | undefined; status: string }>, currency: string): bigint {
-  return items
-    .filter((item) => MOVED_MONEY(item.status) && item.amount)
-    .reduce((sum, item) => sum + toMinorUnits(item.amount?.value ?? '0', currency), 0n);
+type Movement = { id: string; status: string; amount?: Money | undefined; create_time?: string | undefined };
+
+/** A resource's creation as a history entry (`status` when the entry names another than its current one). */
+const created = (resource: Movement, what: string, status = resource.status): HistoryEntry => ({
+  time: resource.create_time ?? '',
+  what,
+  status,
+  amount: resource.amount,
+  id: resource.id,
+});
+
+/**
+ * What the children of a payment (captures of an authorization, refunds of a capture) moved, and
+ * what is left of its amount while it is open; undefined when the payment carries no amount.
+ */
+function movedAndLeft(amount: Money | undefined, children: readonly Movement[], open: boolean): { moved: Money; left: Money } | undefined {
+  const currency = amount?.currency_code;
+  if (!currency || !amount) return undefined;
+  const moved = children
+    .filter((child) => MOVED_MONEY(child.status) && child.amount)
+    .reduce((sum, child) => sum + toMinorUnits(child.amount?.value ?? '0', currency), 0n);
+  const left = toMinorUnits(amount.value, currency) - moved;
+  const money = (minor: bigint): Money => ({ currency_code: currency, value: fromMinorUnits(minor, currency) });
+  return { moved: money(moved), left: money(open && left > 0n ? left : 0n) };
 }
 
-async function orderOf(client: ApiClient, resource: { supplementary_data?: { related_ids?: { order_id?: string | undefined } | undefined } | undefined }) {
-  const orderId = resource.supplementary_data?.related_ids?.order_id;
-  return orderId ? getOrder(client, orderId) : undefined;
-}
+type OrderPayments = NonNullable<NonNullable<Order['purchase_units']>[number]['payments']>;
 
-const paymentsOf = (order: Order | undefined) => (order?.purchase_units ?? []).map((unit) => unit.payments ?? {});
+/** The captures or refunds (`pick`) in the payment's order whose `up` link names the payment; none without an order. */
+async function childrenOf<T extends Parameters<typeof upId>[0]>(
+  client: ApiClient,
+  payment: { id: string; supplementary_data?: { related_ids?: { order_id?: string | undefined } | undefined } | undefined },
+  pick: (payments: OrderPayments) => T[] | undefined,
+): Promise<T[]> {
+  const orderId = payment.supplementary_data?.related_ids?.order_id;
+  const units = (orderId ? (await getOrder(client, orderId)).purchase_units : undefined) ?? [];
+  return units.flatMap((unit) => (unit.payments ? (pick(unit.payments) ?? []) : [])).filter((child) => upId(child) === payment.id);
+}
 
 export interface AuthorizationView {
   authorization: Authorization;
@@ -242,26 +240,15 @@ export interface AuthorizationView {
 
 export async function authorizationView(client: ApiClient, id: string): Promise<AuthorizationView> {
   const authorization = await getAuthorization(client, id);
-  const order = await orderOf(client, authorization);
-  const captures = paymentsOf(order).flatMap((payments) => payments.captures ?? []).filter((capture) => upId(capture) === authorization.id);
-  const currency = authorization.amount?.currency_code;
-  const view: AuthorizationView = { authorization, captures, captured: undefined, capturable: undefined, history: [] };
-  if (currency && authorization.amount) {
-    const captured = sumOf(captures, currency);
-    const open = authorization.status === 'CREATED' || authorization.status === 'PARTIALLY_CAPTURED';
-    const left = toMinorUnits(authorization.amount.value, currency) - captured;
-    view.captured = { currency_code: currency, value: fromMinorUnits(captured, currency) };
-    view.capturable = { currency_code: currency, value: fromMinorUnits(open && left > 0n ? left : 0n, currency) };
-  }
-  view.history = [
-    { time: authorization.create_time ?? '', what: 'authorized', status: 'CREATED', amount: authorization.amount, id: authorization.id },
-    ...captures.map((capture) => ({ time: capture.create_time ?? '', what: 'capture', status: capture.status, amount: capture.amount, id: capture.id })),
-  ];
+  const captures = await childrenOf(client, authorization, (payments) => payments.captures);
+  const open = authorization.status === 'CREATED' || authorization.status === 'PARTIALLY_CAPTURED';
+  const totals = movedAndLeft(authorization.amount, captures, open);
+  const history = [created(authorization, 'authorized', 'CREATED'), ...captures.map((capture) => created(capture, 'capture'))];
   if (authorization.status === 'VOIDED') {
     const reason = authorization.status_details?.reason;
-    view.history.push({ time: authorization.update_time ?? '', what: reason === 'EXPIRED' ? 'expired' : 'voided', status: 'VOIDED', amount: undefined, id: authorization.id });
+    history.push({ time: authorization.update_time ?? '', what: reason === 'EXPIRED' ? 'expired' : 'voided', status: 'VOIDED', amount: undefined, id: authorization.id });
   }
-  return view;
+  return { authorization, captures, captured: totals?.moved, capturable: totals?.left, history };
 }
 
 export interface CaptureView {
@@ -274,19 +261,9 @@ export interface CaptureView {
 
 export async function captureView(client: ApiClient, id: string): Promise<CaptureView> {
   const capture = await getCapture(client, id);
-  const order = await orderOf(client, capture);
-  const refunds = paymentsOf(order).flatMap((payments) => payments.refunds ?? []).filter((refund) => upId(refund) === capture.id);
-  const currency = capture.amount?.currency_code;
-  const view: CaptureView = { capture, refunds, refunded: undefined, refundable: undefined, history: [] };
-  if (currency && capture.amount) {
-    const refunded = sumOf(refunds, currency);
-    const open = capture.status === 'COMPLETED' || capture.status === 'PARTIALLY_REFUNDED';
-    view.refunded = { currency_code: currency, value: fromMinorUnits(refunded, currency) };
-    view.refundable = { currency_code: currency, value: fromMinorUnits(open ? toMinorUnits(capture.amount.value, currency) - refunded : 0n, currency) };
-  }
-  view.history = [
-    { time: capture.create_time ?? '', what: 'captured', status: capture.status, amount: capture.amount, id: capture.id },
-    ...refunds.map((refund) => ({ time: refund.create_time ?? '', what: 'refund', status: refund.status, amount: refund.amount, id: refund.id })),
-  ];
-  return view;
+  const refunds = await childrenOf(client, capture, (payments) => payments.refunds);
+  const open = capture.status === 'COMPLETED' || capture.status === 'PARTIALLY_REFUNDED';
+  const totals = movedAndLeft(capture.amount, refunds, open);
+  const history = [created(capture, 'captured'), ...refunds.map((refund) => created(refund, 'refund'))];
+  return { capture, refunds, refunded: totals?.moved, refundable: totals?.left, history };
 }

@@ -2,25 +2,25 @@
 
 import { z } from 'zod';
 import type { Money } from '../money.js';
+import { call } from './call.js';
 import type { ApiClient } from './client.js';
-import { linkSchema } from './types.js';
+import { linkSchema, moneySchema, timestamps } from './types.js';
 
-const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
 const statusDetailsSchema = z.looseObject({ reason: z.string().optional() });
 const relatedSchema = z.looseObject({
   related_ids: z.looseObject({ order_id: z.string().optional(), authorization_id: z.string().optional() }).optional(),
 });
+/** The merchant's own references, which authorizations, captures and refunds all carry. */
+const merchantReferences = { invoice_id: z.string().optional(), custom_id: z.string().optional() };
 
 export const authorizationSchema = z.looseObject({
   id: z.string(),
   status: z.string(),
   status_details: statusDetailsSchema.optional(),
   amount: moneySchema.optional(),
-  invoice_id: z.string().optional(),
-  custom_id: z.string().optional(),
+  ...merchantReferences,
   expiration_time: z.string().optional(),
-  create_time: z.string().optional(),
-  update_time: z.string().optional(),
+  ...timestamps,
   supplementary_data: relatedSchema.optional(),
   links: z.array(linkSchema).optional(),
 });
@@ -32,13 +32,11 @@ export const captureSchema = z.looseObject({
   status_details: statusDetailsSchema.optional(),
   amount: moneySchema.optional(),
   final_capture: z.boolean().optional(),
-  invoice_id: z.string().optional(),
-  custom_id: z.string().optional(),
+  ...merchantReferences,
   seller_receivable_breakdown: z
     .looseObject({ gross_amount: moneySchema, paypal_fee: moneySchema.optional(), net_amount: moneySchema.optional() })
     .optional(),
-  create_time: z.string().optional(),
-  update_time: z.string().optional(),
+  ...timestamps,
   supplementary_data: relatedSchema.optional(),
   links: z.array(linkSchema).optional(),
 });
@@ -48,8 +46,7 @@ export const refundSchema = z.looseObject({
   id: z.string(),
   status: z.string(),
   amount: moneySchema.optional(),
-  invoice_id: z.string().optional(),
-  custom_id: z.string().optional(),
+  ...merchantReferences,
   note_to_payer: z.string().optional(),
   seller_payable_breakdown: z
     .looseObject({
@@ -59,8 +56,7 @@ export const refundSchema = z.looseObject({
       total_refunded_amount: moneySchema.optional(),
     })
     .optional(),
-  create_time: z.string().optional(),
-  update_time: z.string().optional(),
+  ...timestamps,
   links: z.array(linkSchema).optional(),
 });
 export type Refund = z.infer<typeof refundSchema>;
@@ -75,16 +71,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-function extras(options: CallOptions) {
-  return {
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-    ...(options.headers ? { headers: options.headers } : {}),
-  };
-}
-
 export async function getAuthorization(client: ApiClient, id: string): Promise<Authorization> {
-  const response = await client.request({ method: 'GET', path: `${AUTHORIZATIONS}/${segment(id)}` });
-  return authorizationSchema.parse(response.body);
+  return call(client, authorizationSchema, { method: 'GET', path: `${AUTHORIZATIONS}/${segment(id)}` });
 }
 
 export interface CaptureRequest {
@@ -95,36 +83,25 @@ export interface CaptureRequest {
   soft_descriptor?: string;
 }
 
+/** A POST that answers the resource in full; the request id and extra headers come from `options`. */
+function post<S extends z.ZodType>(client: ApiClient, schema: S, path: string, body: unknown, options: CallOptions): Promise<z.output<S>> {
+  return call(client, schema, { method: 'POST', path, body, prefer: FULL, requestId: options.requestId, headers: options.headers });
+}
+
 export async function captureAuthorization(client: ApiClient, id: string, body: CaptureRequest, options: CallOptions = {}): Promise<Capture> {
-  const response = await client.request({
-    method: 'POST',
-    path: `${AUTHORIZATIONS}/${segment(id)}/capture`,
-    body,
-    prefer: FULL,
-    ...extras(options),
-  });
-  return captureSchema.parse(response.body);
+  return post(client, captureSchema, `${AUTHORIZATIONS}/${segment(id)}/capture`, body, options);
 }
 
 export async function voidAuthorization(client: ApiClient, id: string, options: CallOptions = {}): Promise<Authorization> {
-  const response = await client.request({ method: 'POST', path: `${AUTHORIZATIONS}/${segment(id)}/void`, prefer: FULL, ...extras(options) });
-  return authorizationSchema.parse(response.body);
+  return post(client, authorizationSchema, `${AUTHORIZATIONS}/${segment(id)}/void`, undefined, options);
 }
 
 export async function reauthorizeAuthorization(client: ApiClient, id: string, amount: Money, options: CallOptions = {}): Promise<Authorization> {
-  const response = await client.request({
-    method: 'POST',
-    path: `${AUTHORIZATIONS}/${segment(id)}/reauthorize`,
-    body: { amount },
-    prefer: FULL,
-    ...extras(options),
-  });
-  return authorizationSchema.parse(response.body);
+  return post(client, authorizationSchema, `${AUTHORIZATIONS}/${segment(id)}/reauthorize`, { amount }, options);
 }
 
 export async function getCapture(client: ApiClient, id: string): Promise<Capture> {
-  const response = await client.request({ method: 'GET', path: `/v2/payments/captures/${segment(id)}` });
-  return captureSchema.parse(response.body);
+  return call(client, captureSchema, { method: 'GET', path: `/v2/payments/captures/${segment(id)}` });
 }
 
 export interface RefundRequest {
@@ -135,19 +112,11 @@ export interface RefundRequest {
 }
 
 export async function refundCapture(client: ApiClient, id: string, body: RefundRequest, options: CallOptions = {}): Promise<Refund> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/v2/payments/captures/${segment(id)}/refund`,
-    body,
-    prefer: FULL,
-    ...extras(options),
-  });
-  return refundSchema.parse(response.body);
+  return post(client, refundSchema, `/v2/payments/captures/${segment(id)}/refund`, body, options);
 }
 
 export async function getRefund(client: ApiClient, id: string): Promise<Refund> {
-  const response = await client.request({ method: 'GET', path: `/v2/payments/refunds/${segment(id)}` });
-  return refundSchema.parse(response.body);
+  return call(client, refundSchema, { method: 'GET', path: `/v2/payments/refunds/${segment(id)}` });
 }
 
 /** The id at the end of a resource's `up` link (a capture's authorization, a refund's capture). */

@@ -1,12 +1,12 @@
 // Payouts v1: create a batch, read it page by page, read and cancel items. Payouts money is `{ currency, value }`.
 
 import { z } from 'zod';
+import { call, pageQuery, type PageOptions } from './call.js';
 import type { ApiClient } from './client.js';
+import { linkSchema } from './types.js';
 
 export const payoutMoneySchema = z.looseObject({ currency: z.string(), value: z.string() });
 export type PayoutMoney = z.infer<typeof payoutMoneySchema>;
-
-const linkSchema = z.looseObject({ href: z.string(), rel: z.string(), method: z.string().optional() });
 
 export const payoutItemSchema = z.looseObject({
   payout_item_id: z.string(),
@@ -86,51 +86,27 @@ export async function createPayoutBatch(
   request: CreatePayoutRequest,
   options: { requestId?: string } = {},
 ): Promise<CreatedPayoutBatch> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/v1/payments/payouts',
-    body: request,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
-  return createdBatchSchema.parse(response.body);
+  return call(client, createdBatchSchema, { method: 'POST', path: '/v1/payments/payouts', body: request, requestId: options.requestId });
 }
 
-export interface BatchPageOptions {
-  page?: number;
-  pageSize?: number;
-  totalRequired?: boolean;
+export interface BatchPageOptions extends PageOptions {
   fields?: string;
 }
 
 /** GET /v1/payments/payouts/{id}: the header and one page of items. */
 export async function getPayoutBatch(client: ApiClient, batchId: string, options: BatchPageOptions = {}): Promise<PayoutBatch> {
-  const response = await client.request({
-    method: 'GET',
-    path: `/v1/payments/payouts/${encodeURIComponent(batchId)}`,
-    query: {
-      page: options.page,
-      page_size: options.pageSize,
-      total_required: options.totalRequired,
-      fields: options.fields,
-    },
-  });
-  return payoutBatchSchema.parse(response.body);
+  const query = { ...pageQuery(options), fields: options.fields };
+  return call(client, payoutBatchSchema, { method: 'GET', path: `/v1/payments/payouts/${encodeURIComponent(batchId)}`, query });
 }
 
 /** GET /v1/payments/payouts-item/{id}. */
 export async function getPayoutItem(client: ApiClient, itemId: string): Promise<PayoutItem> {
-  const response = await client.request({ method: 'GET', path: `/v1/payments/payouts-item/${encodeURIComponent(itemId)}` });
-  return payoutItemSchema.parse(response.body);
+  return call(client, payoutItemSchema, { method: 'GET', path: `/v1/payments/payouts-item/${encodeURIComponent(itemId)}` });
 }
 
 /** POST /v1/payments/payouts-item/{id}/cancel: an UNCLAIMED item becomes RETURNED. */
 export async function cancelPayoutItem(client: ApiClient, itemId: string, options: { requestId?: string } = {}): Promise<PayoutItem> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/v1/payments/payouts-item/${encodeURIComponent(itemId)}/cancel`,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
-  return payoutItemSchema.parse(response.body);
+  return call(client, payoutItemSchema, { method: 'POST', path: `/v1/payments/payouts-item/${encodeURIComponent(itemId)}/cancel`, requestId: options.requestId });
 }
 
 export const FINAL_BATCH_STATUSES: readonly string[] = ['SUCCESS', 'DENIED', 'CANCELED'];

@@ -12,11 +12,6 @@ export interface RawRequest {
 }
 
 export async function sendRawRequest(client: ApiClient, request: RawRequest): Promise<ApiResponse> {
-  return client.request({
-    method: request.method,
-    path: request.path,
-    ...(request.body === undefined ? {} : { rawBody: request.body }),
-    ...(request.headers ? { headers: request.headers } : {}),
-    ...(request.requestId ? { requestId: request.requestId } : {}),
-  });
+  const { method, path, body, headers, requestId } = request;
+  return client.request({ method, path, rawBody: body, headers, requestId });
 }

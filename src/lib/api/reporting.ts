@@ -2,9 +2,7 @@
 
 import { z } from 'zod';
 import type { ApiClient } from './client.js';
-import { linkSchema } from './types.js';
-
-const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
+import { linkSchema, moneySchema } from './types.js';
 
 export const transactionInfoSchema = z.looseObject({
   transaction_id: z.string().optional(),

@@ -1,6 +1,7 @@
 // The local server's control plane under /_payctl: accounts, consents, the account clock, reset.
 
 import { z } from 'zod';
+import { call } from './call.js';
 import type { ApiClient } from './client.js';
 
 const sandboxAccountSchema = z.looseObject({
@@ -37,14 +38,13 @@ export async function createSandboxAccount(
   client: ApiClient,
   options: { adminKey: string; email?: string; requestId?: string },
 ): Promise<SandboxAccount> {
-  const response = await client.request({
+  return call(client, sandboxAccountSchema, {
     method: 'POST',
     path: '/_payctl/accounts',
     headers: adminHeaders(options.adminKey),
     body: options.email ? { email: options.email } : {},
-    ...(options.requestId ? { requestId: options.requestId } : {}),
+    requestId: options.requestId,
   });
-  return sandboxAccountSchema.parse(response.body);
 }
 
 /** Records that a merchant lets a platform act for it (admin key). */
@@ -52,20 +52,18 @@ export async function grantConsent(
   client: ApiClient,
   options: { adminKey: string; platformClientId: string; payerId: string; requestId?: string },
 ): Promise<Consent> {
-  const response = await client.request({
+  return call(client, consentSchema, {
     method: 'POST',
     path: '/_payctl/consents',
     headers: adminHeaders(options.adminKey),
     body: { platform_client_id: options.platformClientId, payer_id: options.payerId },
-    ...(options.requestId ? { requestId: options.requestId } : {}),
+    requestId: options.requestId,
   });
-  return consentSchema.parse(response.body);
 }
 
 /** The calling account's clock. */
 export async function getClock(client: ApiClient): Promise<SandboxClock> {
-  const response = await client.request({ method: 'GET', path: '/_payctl/clock' });
-  return clockSchema.parse(response.body);
+  return call(client, clockSchema, { method: 'GET', path: '/_payctl/clock' });
 }
 
 /** Moves the calling account's clock forward. */
@@ -73,13 +71,12 @@ export async function advanceClock(
   client: ApiClient,
   options: { seconds: number; requestId?: string },
 ): Promise<SandboxClock> {
-  const response = await client.request({
+  return call(client, clockSchema, {
     method: 'POST',
     path: '/_payctl/clock',
     body: { advance_seconds: options.seconds },
-    ...(options.requestId ? { requestId: options.requestId } : {}),
+    requestId: options.requestId,
   });
-  return clockSchema.parse(response.body);
 }
 
 /** Deletes the calling account's data, or with an admin key every account's. */
@@ -87,15 +84,14 @@ export async function resetSandbox(
   client: ApiClient,
   options: { adminKey?: string; requestId?: string } = {},
 ): Promise<ResetResult> {
-  const response = await client.request({
+  return call(client, resetSchema, {
     method: 'POST',
     path: '/_payctl/reset',
     body: {},
     // The server decides the scope from the credential: the admin key resets every account.
-    ...(options.adminKey ? { headers: adminHeaders(options.adminKey) } : {}),
-    ...(options.requestId ? { requestId: options.requestId } : {}),
+    headers: options.adminKey ? adminHeaders(options.adminKey) : undefined,
+    requestId: options.requestId,
   });
-  return resetSchema.parse(response.body);
 }
 
 // --- The request journal (GET/DELETE /_payctl/requests) ---
@@ -139,7 +135,7 @@ export interface JournalQuery {
 
 /** One page of the caller's journal: newest first, or oldest first with `after`. */
 export async function listJournal(client: ApiClient, query: JournalQuery = {}): Promise<JournalPage> {
-  const response = await client.request({
+  return call(client, journalPageSchema, {
     method: 'GET',
     path: '/_payctl/requests',
     query: {
@@ -153,13 +149,11 @@ export async function listJournal(client: ApiClient, query: JournalQuery = {}): 
       after: query.after,
     },
   });
-  return journalPageSchema.parse(response.body);
 }
 
 /** One journal entry with its headers and both bodies. */
 export async function getJournalEntry(client: ApiClient, id: string): Promise<JournalDetail> {
-  const response = await client.request({ method: 'GET', path: `/_payctl/requests/${encodeURIComponent(id)}` });
-  return journalDetailSchema.parse(response.body);
+  return call(client, journalDetailSchema, { method: 'GET', path: `/_payctl/requests/${encodeURIComponent(id)}` });
 }
 
 /** Empties the caller's journal. */
@@ -200,18 +194,11 @@ const faultListSchema = z.looseObject({ items: z.array(faultRuleSchema) });
 export type FaultRuleList = z.infer<typeof faultListSchema>;
 
 export async function addFaultRule(client: ApiClient, rule: NewFaultRule, options: { requestId?: string } = {}): Promise<FaultRule> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/_payctl/faults',
-    body: rule,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
-  return faultRuleSchema.parse(response.body);
+  return call(client, faultRuleSchema, { method: 'POST', path: '/_payctl/faults', body: rule, requestId: options.requestId });
 }
 
 export async function listFaultRules(client: ApiClient): Promise<FaultRuleList> {
-  const response = await client.request({ method: 'GET', path: '/_payctl/faults' });
-  return faultListSchema.parse(response.body);
+  return call(client, faultListSchema, { method: 'GET', path: '/_payctl/faults' });
 }
 
 /** Removes one rule, or every rule of the caller without an id. */
@@ -222,12 +209,7 @@ export async function removeFaultRules(client: ApiClient, id?: string): Promise<
 // --- Balances (POST /_payctl/balances: a top-up) ---
 
 export async function topUpBalance(client: ApiClient, amount: { currency: string; value: string }, options: { requestId?: string } = {}): Promise<unknown> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/_payctl/balances',
-    body: amount,
-    ...(options.requestId ? { requestId: options.requestId } : {}),
-  });
+  const response = await client.request({ method: 'POST', path: '/_payctl/balances', body: amount, requestId: options.requestId });
   return response.body;
 }
 
@@ -244,7 +226,7 @@ export async function adjudicateDispute(
     method: 'POST',
     path: `/v1/customer/disputes/${encodeURIComponent(disputeId)}/adjudicate`,
     body: { adjudication_outcome: outcome },
-    ...(options.requestId ? { requestId: options.requestId } : {}),
+    requestId: options.requestId,
   });
   return response.body;
 }

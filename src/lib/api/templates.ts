@@ -1,6 +1,7 @@
 // The invoice template API: list, get, create, full replacement, delete.
 
 import { z } from 'zod';
+import { call, pageQuery } from './call.js';
 import type { ApiClient } from './client.js';
 import { linkSchema } from './types.js';
 
@@ -20,45 +21,24 @@ const templateListSchema = z.looseObject({ templates: z.array(templateSchema), l
 export type TemplateList = z.infer<typeof templateListSchema>;
 
 const path = (id: string) => `/v2/invoicing/templates/${encodeURIComponent(id)}`;
-const withId = (requestId: string | undefined) => (requestId ? { requestId } : {});
 
 export async function listTemplates(client: ApiClient, options: { page?: number; pageSize?: number } = {}): Promise<TemplateList> {
-  const response = await client.request({
-    method: 'GET',
-    path: '/v2/invoicing/templates',
-    query: { page: options.page, page_size: options.pageSize },
-  });
-  return templateListSchema.parse(response.body);
+  return call(client, templateListSchema, { method: 'GET', path: '/v2/invoicing/templates', query: pageQuery(options) });
 }
 
 export async function getTemplate(client: ApiClient, id: string): Promise<Template> {
-  const response = await client.request({ method: 'GET', path: path(id) });
-  return templateSchema.parse(response.body);
+  return call(client, templateSchema, { method: 'GET', path: path(id) });
 }
 
 export async function createTemplate(client: ApiClient, body: unknown, options: { requestId?: string } = {}): Promise<Template> {
-  const response = await client.request({
-    method: 'POST',
-    path: '/v2/invoicing/templates',
-    body,
-    prefer: 'return=representation',
-    ...withId(options.requestId),
-  });
-  return templateSchema.parse(response.body);
+  return call(client, templateSchema, { method: 'POST', path: '/v2/invoicing/templates', body, prefer: 'return=representation', requestId: options.requestId });
 }
 
 /** PUT: the body replaces the whole template (fields left out are removed). */
 export async function replaceTemplate(client: ApiClient, id: string, body: unknown, options: { requestId?: string } = {}): Promise<Template> {
-  const response = await client.request({
-    method: 'PUT',
-    path: path(id),
-    body,
-    prefer: 'return=representation',
-    ...withId(options.requestId),
-  });
-  return templateSchema.parse(response.body);
+  return call(client, templateSchema, { method: 'PUT', path: path(id), body, prefer: 'return=representation', requestId: options.requestId });
 }
 
 export async function deleteTemplate(client: ApiClient, id: string, options: { requestId?: string } = {}): Promise<void> {
-  await client.request({ method: 'DELETE', path: path(id), ...withId(options.requestId) });
+  await client.request({ method: 'DELETE', path: path(id), requestId: options.requestId });
 }

@@ -61,6 +61,12 @@ export const errorDetailSchema = z.looseObject({
   description: z.string().optional(),
 });
 
+/** When a resource was created and last changed (ISO 8601), spread into the schemas that carry both. */
+export const timestamps = { create_time: z.string().optional(), update_time: z.string().optional() };
+
+/** Money as orders, payments, invoicing, disputes and reporting write it (payouts say `currency`). */
+export const moneySchema = z.looseObject({ currency_code: z.string(), value: z.string() });
+
 export const linkSchema = z.looseObject({
   href: z.string(),
   rel: z.string(),

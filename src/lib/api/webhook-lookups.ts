@@ -1,6 +1,7 @@
 // /v1/notifications/webhooks-lookup: one typed function per endpoint.
 
 import { z } from 'zod';
+import { call } from './call.js';
 import type { ApiClient } from './client.js';
 import { linkSchema } from './types.js';
 
@@ -11,23 +12,18 @@ export type WebhookLookup = z.infer<typeof lookupSchema>;
 const lookupListSchema = z.looseObject({ webhooks_lookups: z.array(lookupSchema).default([]) });
 export type WebhookLookupList = z.infer<typeof lookupListSchema>;
 
-const withRequestId = (requestId: string | undefined) => (requestId ? { requestId } : {});
-
 export async function createWebhookLookup(client: ApiClient, options: { requestId?: string } = {}): Promise<WebhookLookup> {
-  const response = await client.request({ method: 'POST', path: LOOKUPS, body: {}, ...withRequestId(options.requestId) });
-  return lookupSchema.parse(response.body);
+  return call(client, lookupSchema, { method: 'POST', path: LOOKUPS, body: {}, requestId: options.requestId });
 }
 
 export async function listWebhookLookups(client: ApiClient): Promise<WebhookLookupList> {
-  const response = await client.request({ method: 'GET', path: LOOKUPS });
-  return lookupListSchema.parse(response.body);
+  return call(client, lookupListSchema, { method: 'GET', path: LOOKUPS });
 }
 
 export async function getWebhookLookup(client: ApiClient, id: string): Promise<WebhookLookup> {
-  const response = await client.request({ method: 'GET', path: `${LOOKUPS}/${encodeURIComponent(id)}` });
-  return lookupSchema.parse(response.body);
+  return call(client, lookupSchema, { method: 'GET', path: `${LOOKUPS}/${encodeURIComponent(id)}` });
 }
 
 export async function deleteWebhookLookup(client: ApiClient, id: string, options: { requestId?: string } = {}): Promise<void> {
-  await client.request({ method: 'DELETE', path: `${LOOKUPS}/${encodeURIComponent(id)}`, ...withRequestId(options.requestId) });
+  await client.request({ method: 'DELETE', path: `${LOOKUPS}/${encodeURIComponent(id)}`, requestId: options.requestId });
 }

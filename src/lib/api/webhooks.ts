@@ -2,6 +2,7 @@
 // signature verification, and the delivery log of a payctl server.
 
 import { z } from 'zod';
+import { call } from './call.js';
 import type { ApiClient, QueryValue } from './client.js';
 import { authorizeOrder, captureOrder, createOrder } from './orders.js';
 import { captureAuthorization, refundCapture, voidAuthorization } from './payments.js';
@@ -77,27 +78,23 @@ export type Verification = z.infer<typeof verificationSchema>;
 
 const WEBHOOKS = '/v1/notifications/webhooks';
 const EVENTS = '/v1/notifications/webhooks-events';
-const withRequestId = (requestId: string | undefined) => (requestId ? { requestId } : {});
 const names = (eventTypes: readonly string[]) => eventTypes.map((name) => ({ name }));
 
 export async function createWebhook(client: ApiClient, input: { url: string; eventTypes: readonly string[]; requestId?: string }): Promise<Webhook> {
-  const response = await client.request({
+  return call(client, webhookSchema, {
     method: 'POST',
     path: WEBHOOKS,
     body: { url: input.url, event_types: names(input.eventTypes) },
-    ...withRequestId(input.requestId),
+    requestId: input.requestId,
   });
-  return webhookSchema.parse(response.body);
 }
 
 export async function listWebhooks(client: ApiClient, options: { anchorType?: 'APPLICATION' | 'ACCOUNT' } = {}): Promise<WebhookList> {
-  const response = await client.request({ method: 'GET', path: WEBHOOKS, query: { anchor_type: options.anchorType } });
-  return webhookListSchema.parse(response.body);
+  return call(client, webhookListSchema, { method: 'GET', path: WEBHOOKS, query: { anchor_type: options.anchorType } });
 }
 
 export async function getWebhook(client: ApiClient, id: string): Promise<Webhook> {
-  const response = await client.request({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}` });
-  return webhookSchema.parse(response.body);
+  return call(client, webhookSchema, { method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}` });
 }
 
 /** Replaces the URL and/or the event types (JSON Patch `replace`, the only operation the API takes). */
@@ -109,29 +106,21 @@ export async function updateWebhook(
   const patch: Array<{ op: 'replace'; path: string; value: unknown }> = [];
   if (changes.url !== undefined) patch.push({ op: 'replace', path: '/url', value: changes.url });
   if (changes.eventTypes !== undefined) patch.push({ op: 'replace', path: '/event_types', value: names(changes.eventTypes) });
-  const response = await client.request({
-    method: 'PATCH',
-    path: `${WEBHOOKS}/${encodeURIComponent(id)}`,
-    body: patch,
-    ...withRequestId(changes.requestId),
-  });
-  return webhookSchema.parse(response.body);
+  return call(client, webhookSchema, { method: 'PATCH', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, body: patch, requestId: changes.requestId });
 }
 
 export async function deleteWebhook(client: ApiClient, id: string, options: { requestId?: string } = {}): Promise<void> {
-  await client.request({ method: 'DELETE', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, ...withRequestId(options.requestId) });
+  await client.request({ method: 'DELETE', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, requestId: options.requestId });
 }
 
 /** Every event type the service can send. */
 export async function listEventTypes(client: ApiClient): Promise<EventTypeList> {
-  const response = await client.request({ method: 'GET', path: '/v1/notifications/webhooks-event-types' });
-  return eventTypeListSchema.parse(response.body);
+  return call(client, eventTypeListSchema, { method: 'GET', path: '/v1/notifications/webhooks-event-types' });
 }
 
 /** The event types one webhook is subscribed to. */
 export async function webhookEventTypes(client: ApiClient, id: string): Promise<EventTypeList> {
-  const response = await client.request({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}/event-types` });
-  return eventTypeListSchema.parse(response.body);
+  return call(client, eventTypeListSchema, { method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}/event-types` });
 }
 
 export interface EventQuery {
@@ -152,30 +141,27 @@ export async function listEvents(client: ApiClient, query: EventQuery = {}): Pro
     page_size: query.pageSize,
     next_page_token: query.pageToken,
   };
-  const response = await client.request({ method: 'GET', path: EVENTS, query: params });
-  return eventListSchema.parse(response.body);
+  return call(client, eventListSchema, { method: 'GET', path: EVENTS, query: params });
 }
 
 export async function getEvent(client: ApiClient, id: string): Promise<WebhookEvent> {
-  const response = await client.request({ method: 'GET', path: `${EVENTS}/${encodeURIComponent(id)}` });
-  return eventSchema.parse(response.body);
+  return call(client, eventSchema, { method: 'GET', path: `${EVENTS}/${encodeURIComponent(id)}` });
 }
 
 export async function resendEvent(client: ApiClient, id: string, options: { webhookIds?: readonly string[]; requestId?: string } = {}): Promise<WebhookEvent> {
-  const response = await client.request({
+  return call(client, eventSchema, {
     method: 'POST',
     path: `${EVENTS}/${encodeURIComponent(id)}/resend`,
     body: options.webhookIds && options.webhookIds.length > 0 ? { webhook_ids: options.webhookIds } : {},
-    ...withRequestId(options.requestId),
+    requestId: options.requestId,
   });
-  return eventSchema.parse(response.body);
 }
 
 export async function simulateEvent(
   client: ApiClient,
   input: { eventType: string; webhookId?: string; url?: string; requestId?: string },
 ): Promise<WebhookEvent> {
-  const response = await client.request({
+  return call(client, eventSchema, {
     method: 'POST',
     path: '/v1/notifications/simulate-event',
     body: {
@@ -183,9 +169,8 @@ export async function simulateEvent(
       ...(input.webhookId !== undefined ? { webhook_id: input.webhookId } : {}),
       ...(input.url !== undefined ? { url: input.url } : {}),
     },
-    ...withRequestId(input.requestId),
+    requestId: input.requestId,
   });
-  return eventSchema.parse(response.body);
 }
 
 export interface SignatureHeaders {
@@ -200,8 +185,7 @@ export async function verifyWebhookSignature(
   client: ApiClient,
   input: SignatureHeaders & { webhook_id: string; webhook_event: unknown },
 ): Promise<Verification> {
-  const response = await client.request({ method: 'POST', path: '/v1/notifications/verify-webhook-signature', body: input });
-  return verificationSchema.parse(response.body);
+  return call(client, verificationSchema, { method: 'POST', path: '/v1/notifications/verify-webhook-signature', body: input });
 }
 
 /** The delivery log of a payctl server (GET /_payctl/deliveries). */
@@ -209,12 +193,11 @@ export async function listDeliveries(
   client: ApiClient,
   filter: { eventId?: string; webhookId?: string; status?: string; pageSize?: number } = {},
 ): Promise<DeliveryList> {
-  const response = await client.request({
+  return call(client, deliveryListSchema, {
     method: 'GET',
     path: '/_payctl/deliveries',
     query: { event_id: filter.eventId, webhook_id: filter.webhookId, status: filter.status, page_size: filter.pageSize },
   });
-  return deliveryListSchema.parse(response.body);
 }
 
 // ---- helpers for the webhooks commands (no HTTP beyond the calls above, except the certificate)

@@ -220,4 +220,16 @@ describe('ApiClient', () => {
     expect([call?.headers['service-auth-assertion'], call?.headers['paypal-auth-assertion']]).toEqual(['a.b.', 'a.b.']);
     expect([call?.headers['service-request-id'], call?.headers['paypal-request-id']]).toEqual(['given-1', 'given-1']);
   });
+
+  it('treats an empty or absent request id as none: a POST still gets a fresh one', async () => {
+    const { url, seen } = await serve((request, response) => {
+      if (answerToken(request, response)) return;
+      json(response, 200, {});
+    });
+    const client = clientFor(url);
+    await client.request({ method: 'POST', path: '/v2/x', body: {}, requestId: '' });
+    await client.request({ method: 'POST', path: '/v2/x', body: {}, requestId: undefined });
+    const ids = apiCalls(seen).map((call) => call.headers['service-request-id']);
+    expect(ids).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+  });
 });
