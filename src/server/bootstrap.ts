@@ -12,16 +12,14 @@ import type { Queryable, Trx } from './db/schema.js';
 import { createMerchantAccount, newClientSecret, type AccountCredentials } from './oauth/service.js';
 import * as store from './oauth/store.js';
 
-const credentialsFileSchema = z.lazy(() =>
-  z.object({
-    payer_id: z.string(),
-    client_id: z.string(),
-    client_secret: z.string(),
-    admin_key: z.string(),
-    /** Seals the webhook signing key in the database (notifications/signing.ts); 32 bytes, base64url. */
-    signing_key_secret: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
-  }),
-);
+const credentialsFileSchema = z.object({
+  payer_id: z.string(),
+  client_id: z.string(),
+  client_secret: z.string(),
+  admin_key: z.string(),
+  /** Seals the webhook signing key in the database (notifications/signing.ts); 32 bytes, base64url. */
+  signing_key_secret: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+});
 
 type CredentialsFile = z.infer<typeof credentialsFileSchema>;
 

@@ -8,7 +8,7 @@ import { parseBody, parsePath } from '../http/validation.js';
 import { ruleSchema, type RouteRef } from './rules.js';
 import * as faults from './service.js';
 
-const idSchema = z.lazy(() => z.object({ id: z.string().min(1).max(64) }));
+const idSchema = z.object({ id: z.string().min(1).max(64) });
 
 /** The caller's merchant, or undefined for the admin key (every merchant). */
 function scopeOf(request: FastifyRequest): string | undefined {

@@ -15,15 +15,13 @@ const ruleRespondSchema = () =>
     z.strictObject({ drop: z.literal(true) }),
   ]);
 
-export const ruleSchema = z.lazy(() =>
-  z.strictObject({
-    method: z.string().regex(/^([A-Za-z]{3,7}|\*)$/, 'Expected an HTTP method or "*".').transform((method) => method.toUpperCase()),
-    path: z.string().min(2).max(500).regex(/^\/[^?#\s]*$/, 'Expected a path starting with "/" (no query), "*" for one segment.'),
-    after: z.number().int().min(0).max(1_000_000_000).optional(),
-    times: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
-    respond: ruleRespondSchema(),
-  }),
-);
+export const ruleSchema = z.strictObject({
+  method: z.string().regex(/^([A-Za-z]{3,7}|\*)$/, 'Expected an HTTP method or "*".').transform((method) => method.toUpperCase()),
+  path: z.string().min(2).max(500).regex(/^\/[^?#\s]*$/, 'Expected a path starting with "/" (no query), "*" for one segment.'),
+  after: z.number().int().min(0).max(1_000_000_000).optional(),
+  times: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
+  respond: ruleRespondSchema(),
+});
 
 export type RuleInput = z.output<typeof ruleSchema>;
 export type Respond = RuleInput['respond'];

@@ -29,12 +29,10 @@ import { toSearch } from './search.js';
 /** Pages are sent as the JSON text the service made (Fastify would otherwise treat a string as text/plain). */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const outboxQuerySchema = z.lazy(() =>
-  z.object({
-    invoice_id: z.string().min(1).max(100).optional(),
-    limit: queryInteger(1, 1000).optional(),
-  }),
-);
+const outboxQuerySchema = z.object({
+  invoice_id: z.string().min(1).max(100).optional(),
+  limit: queryInteger(1, 1000).optional(),
+});
 
 export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): void {
   const base = '/v2/invoicing/invoices';

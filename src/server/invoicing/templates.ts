@@ -15,13 +15,11 @@ import * as store from './store.js';
 /** Merchant-made templates an account may keep (the system ones do not count). */
 export const MAX_MERCHANT_TEMPLATES = 50;
 
-const storedBodySchema = z.lazy(() =>
-  z.object({
-    template_info: z.record(z.string(), z.unknown()).optional(),
-    settings: z.record(z.string(), z.unknown()).optional(),
-    unit_of_measure: z.string().optional(),
-  }),
-);
+const storedBodySchema = z.object({
+  template_info: z.record(z.string(), z.unknown()).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  unit_of_measure: z.string().optional(),
+});
 type StoredBody = z.infer<typeof storedBodySchema>;
 
 export interface TemplateResource {

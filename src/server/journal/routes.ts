@@ -8,20 +8,18 @@ import { parsePath, parseQuery, queryInteger, utcTimestampSchema } from '../http
 import type { RequestJournal } from './recorder.js';
 import * as journalService from './service.js';
 
-const listQuerySchema = z.lazy(() =>
-  z.object({
-    method: z.string().regex(/^[A-Za-z]{3,7}$/).optional(),
-    path: z.string().min(1).max(500).regex(/^\//, 'Expected a path starting with "/".').optional(),
-    status: z.string().max(3).optional(),
-    since: utcTimestampSchema().optional(),
-    request_id: z.string().min(1).max(10_000).optional(),
-    page_size: queryInteger(1, 1000).optional(),
-    before: z.string().max(40).optional(),
-    after: z.string().max(40).optional(),
-    account_id: z.string().min(1).max(64).optional(),
-  }),
-);
-const idSchema = z.lazy(() => z.object({ id: z.string().min(1).max(40) }));
+const listQuerySchema = z.object({
+  method: z.string().regex(/^[A-Za-z]{3,7}$/).optional(),
+  path: z.string().min(1).max(500).regex(/^\//, 'Expected a path starting with "/".').optional(),
+  status: z.string().max(3).optional(),
+  since: utcTimestampSchema().optional(),
+  request_id: z.string().min(1).max(10_000).optional(),
+  page_size: queryInteger(1, 1000).optional(),
+  before: z.string().max(40).optional(),
+  after: z.string().max(40).optional(),
+  account_id: z.string().min(1).max(64).optional(),
+});
+const idSchema = z.object({ id: z.string().min(1).max(40) });
 
 /** The caller's merchant, or undefined for the admin key (every merchant). */
 function scopeOf(request: FastifyRequest): string | undefined {

@@ -12,17 +12,15 @@ import type { OrderRow } from './store.js';
 import { trackersByUnit, type Tracker } from './trackers.js';
 import { storedUnitSchema } from './units.js';
 
-export const orderDetailsSchema = z.lazy(() =>
-  z.object({
-    purchase_units: z.array(storedUnitSchema),
-    payment_source: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-    payer: z.record(z.string(), z.unknown()).optional(),
-    processing_instruction: z.string().optional(),
-    application_context: z.record(z.string(), z.unknown()).optional(),
-    /** AVS and CVV results of the card the order was paid with (payments' processor_response). */
-    card_checks: cardChecksJson.optional(),
-  }),
-);
+export const orderDetailsSchema = z.object({
+  purchase_units: z.array(storedUnitSchema),
+  payment_source: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  payer: z.record(z.string(), z.unknown()).optional(),
+  processing_instruction: z.string().optional(),
+  application_context: z.record(z.string(), z.unknown()).optional(),
+  /** AVS and CVV results of the card the order was paid with (payments' processor_response). */
+  card_checks: cardChecksJson.optional(),
+});
 export type OrderDetails = z.output<typeof orderDetailsSchema>;
 
 export const parseOrderDetails = (row: OrderRow): OrderDetails => orderDetailsSchema.parse(JSON.parse(row.details));

@@ -44,8 +44,8 @@ async function mutate(
   return sendResult(reply, { ...result, status: result.replayed ? 200 : result.status });
 }
 
-const pageQuerySchema = z.lazy(() => z.object({ token: z.string().max(36).optional() }));
-const pageFormSchema = z.lazy(() => z.object({ token: z.string().min(1).max(36) }));
+const pageQuerySchema = z.object({ token: z.string().max(36).optional() });
+const pageFormSchema = z.object({ token: z.string().min(1).max(36) });
 
 export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): void {
   deps.hooks.onAccountReset.push(deleteOrders);

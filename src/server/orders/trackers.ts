@@ -12,17 +12,15 @@ import { trackerItemsSchema, type PatchRequest, type TrackerItem, type TrackerRe
 import { assertTrackerCanChange, trackerStatusOf, type TrackerStatus } from './states.js';
 import * as store from './store.js';
 
-const trackerDetailsSchema = z.lazy(() =>
-  z.object({
-    tracking_number: z.string(),
-    carrier: z.string(),
-    carrier_name_other: z.string().optional(),
-    tracking_number_type: z.string().optional(),
-    shipment_date: z.string().optional(),
-    notify_payer: z.boolean(),
-    items: z.array(z.object({}).loose()).optional(),
-  }),
-);
+const trackerDetailsSchema = z.object({
+  tracking_number: z.string(),
+  carrier: z.string(),
+  carrier_name_other: z.string().optional(),
+  tracking_number_type: z.string().optional(),
+  shipment_date: z.string().optional(),
+  notify_payer: z.boolean(),
+  items: z.array(z.object({}).loose()).optional(),
+});
 type TrackerDetails = z.output<typeof trackerDetailsSchema>;
 
 const trackerPath = (orderId: string, trackerId: string) =>

@@ -6,21 +6,19 @@ import { serviceError } from '../http/errors.js';
 import { amountOf, checkBreakdown, type MoneyInput } from '../payments/api.js';
 import type { PurchaseUnitInput } from './schema.js';
 
-export const storedUnitSchema = z.lazy(() => {
-  const moneyJson = z.object({ currency_code: z.string(), value: z.string() });
-  return z.object({
-    reference_id: z.string(),
-    amount: moneyJson.extend({ breakdown: z.record(z.string(), moneyJson).optional() }),
-    payee: z.object({ email_address: z.string(), merchant_id: z.string() }),
-    description: z.string().optional(),
-    custom_id: z.string().optional(),
-    invoice_id: z.string().optional(),
-    soft_descriptor: z.string().optional(),
-    items: z.array(z.object({}).loose()).optional(),
-    shipping: z.object({}).loose().optional(),
-    payment_instruction: z.object({}).loose().optional(),
-    supplementary_data: z.object({}).loose().optional(),
-  });
+const storedMoneySchema = z.object({ currency_code: z.string(), value: z.string() });
+export const storedUnitSchema = z.object({
+  reference_id: z.string(),
+  amount: storedMoneySchema.extend({ breakdown: z.record(z.string(), storedMoneySchema).optional() }),
+  payee: z.object({ email_address: z.string(), merchant_id: z.string() }),
+  description: z.string().optional(),
+  custom_id: z.string().optional(),
+  invoice_id: z.string().optional(),
+  soft_descriptor: z.string().optional(),
+  items: z.array(z.object({}).loose()).optional(),
+  shipping: z.object({}).loose().optional(),
+  payment_instruction: z.object({}).loose().optional(),
+  supplementary_data: z.object({}).loose().optional(),
 });
 export type StoredUnit = z.output<typeof storedUnitSchema>;
 

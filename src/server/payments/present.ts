@@ -7,42 +7,34 @@ import type { BreakdownPart } from './schema.js';
 import { OPEN_AUTHORIZATION_STATUSES, type AuthorizationStatus, type CaptureStatus, type RefundStatus } from './states.js';
 import type { AuthorizationRow, CaptureRow, RefundRow } from './store.js';
 
-const moneyJson = z.lazy(() => z.object({ currency_code: z.string(), value: z.string() }));
-const payeeJson = z.lazy(() => z.object({ email_address: z.string(), merchant_id: z.string() }));
+const moneyJson = z.object({ currency_code: z.string(), value: z.string() });
+const payeeJson = z.object({ email_address: z.string(), merchant_id: z.string() });
 
 /** The nested rest of a resource, kept as JSON beside the scalar columns. */
 /** The card checks of an order paid by card (AVS and CVV results), kept for its captures. */
-export const cardChecksJson = z.lazy(() => z.object({ avs_code: z.string(), cvv_code: z.string() }));
+export const cardChecksJson = z.object({ avs_code: z.string(), cvv_code: z.string() });
 export type CardChecks = z.output<typeof cardChecksJson>;
-const processorResponseJson = z.lazy(() =>
-  z.object({ avs_code: z.string(), cvv_code: z.string(), response_code: z.string(), payment_advice_code: z.string().optional() }),
-);
+const processorResponseJson = z.object({ avs_code: z.string(), cvv_code: z.string(), response_code: z.string(), payment_advice_code: z.string().optional() });
 
-export const authorizationDetailsSchema = z.lazy(() =>
-  z.object({
-    breakdown: z.record(z.string(), moneyJson).optional(),
-    payee: payeeJson,
-    soft_descriptor: z.string().optional(),
-    card_checks: cardChecksJson.optional(),
-  }),
-);
-export const captureDetailsSchema = z.lazy(() =>
-  z.object({
-    breakdown: z.record(z.string(), moneyJson).optional(),
-    payee: payeeJson,
-    note_to_payer: z.string().optional(),
-    soft_descriptor: z.string().optional(),
-    disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
-    processor_response: processorResponseJson.optional(),
-  }),
-);
-export const refundDetailsSchema = z.lazy(() =>
-  z.object({
-    payer: payeeJson,
-    note_to_payer: z.string().optional(),
-    total_refunded_minor: z.string(),
-  }),
-);
+export const authorizationDetailsSchema = z.object({
+  breakdown: z.record(z.string(), moneyJson).optional(),
+  payee: payeeJson,
+  soft_descriptor: z.string().optional(),
+  card_checks: cardChecksJson.optional(),
+});
+export const captureDetailsSchema = z.object({
+  breakdown: z.record(z.string(), moneyJson).optional(),
+  payee: payeeJson,
+  note_to_payer: z.string().optional(),
+  soft_descriptor: z.string().optional(),
+  disbursement_mode: z.enum(['INSTANT', 'DELAYED']),
+  processor_response: processorResponseJson.optional(),
+});
+export const refundDetailsSchema = z.object({
+  payer: payeeJson,
+  note_to_payer: z.string().optional(),
+  total_refunded_minor: z.string(),
+});
 
 export type AuthorizationDetails = z.output<typeof authorizationDetailsSchema>;
 export type CaptureDetails = z.output<typeof captureDetailsSchema>;

@@ -9,16 +9,14 @@ import { RETENTION_SECONDS, runMutation, sendResult } from '../http/idempotency.
 import { parseBody } from '../http/validation.js';
 import * as sandbox from './service.js';
 
-const accountSchema = z.lazy(() => z.object({ email: z.string().min(3).max(254).regex(/^[^@\s]{1,64}@[^@\s]+$/).optional() }));
-const consentSchema = z.lazy(() =>
-  z.object({
-    platform_client_id: z.string().min(1).max(255),
-    payer_id: z.string().regex(/^[2-9A-HJ-NP-Z]{13}$/),
-  }),
-);
-const kycSchema = z.lazy(() => z.object({ status: z.enum(['PENDING', 'VERIFIED']) }));
+const accountSchema = z.object({ email: z.string().min(3).max(254).regex(/^[^@\s]{1,64}@[^@\s]+$/).optional() });
+const consentSchema = z.object({
+  platform_client_id: z.string().min(1).max(255),
+  payer_id: z.string().regex(/^[2-9A-HJ-NP-Z]{13}$/),
+});
+const kycSchema = z.object({ status: z.enum(['PENDING', 'VERIFIED']) });
 /** Forward only, at most ten years at a time. */
-const clockSchema = z.lazy(() => z.object({ advance_seconds: z.number().int().min(1).max(315_360_000) }));
+const clockSchema = z.object({ advance_seconds: z.number().int().min(1).max(315_360_000) });
 
 export const PAYCTL_VERSION = '0.1.0';
 
