@@ -112,6 +112,18 @@ export interface ServerDeps {
   linkBase(host: string | undefined): string;
 }
 
+/**
+ * What a request may need of its merchant's account row, read with the token in the same query
+ * (oauth's token lookup), so most requests read no account row of their own. A snapshot as of the
+ * request's start: an unlocked read inside the transaction would be no fresher (READ COMMITTED).
+ */
+export interface AccountFacts {
+  email: string;
+  kycStatus: string;
+  /** The account has fault rules: false lets the fault hook skip reading them. */
+  hasFaultRules: boolean;
+}
+
 /** What a service function needs to act for one merchant within one request or job. */
 export interface ServiceContext {
   db: Queryable;
@@ -119,4 +131,6 @@ export interface ServiceContext {
   accountId: string;
   now: Date;
   baseUrl: string;
+  /** The merchant's account as read with the caller's token; undefined in jobs and assertion calls (read it). */
+  account?: AccountFacts | undefined;
 }

@@ -17,6 +17,8 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
     'AFTER DELETE ON apps',
     'AFTER UPDATE OF clock_offset_ms ON accounts',
     'AFTER UPDATE OF fault_rules ON accounts',
+    'AFTER UPDATE OF kyc_status ON accounts',
+    'AFTER UPDATE OF email ON accounts',
     'AFTER DELETE ON accounts',
   ],
 };

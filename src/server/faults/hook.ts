@@ -31,7 +31,7 @@ export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop
   // Callback style, so that a merchant without rules (known to this process) costs no promise.
   app.addHook('preHandler', (request, reply, done) => {
     // A merchant known to have no rules (counted on its account, read with the token) costs no read.
-    if (!mayBeFaulted(request) || request.caller!.hasFaultRules === false || keptRules(deps, request.caller!.accountId)?.length === 0) {
+    if (!mayBeFaulted(request) || request.caller!.account?.hasFaultRules === false || keptRules(deps, request.caller!.accountId)?.length === 0) {
       done();
       return;
     }

@@ -3,7 +3,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerDeps } from '../core/deps.js';
+import type { AccountFacts, ServerDeps } from '../core/deps.js';
 import { NOT_CACHED, cachedTokenOwner, consentedClockOffset, findTokenOwner, type TokenOwner } from '../oauth/api.js';
 import { ServiceError, serviceError } from './errors.js';
 import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
@@ -19,8 +19,8 @@ export interface Caller {
   appId: string;
   clientId: string;
   viaAssertion: boolean;
-  /** The acting account has fault rules; undefined when not read with the token (acting through an assertion). */
-  hasFaultRules: boolean | undefined;
+  /** The acting account's row as read with the token; undefined when acting through an assertion (read when needed). */
+  account: AccountFacts | undefined;
 }
 
 declare module 'fastify' {
@@ -111,7 +111,7 @@ async function consentedCaller(deps: ServerDeps, request: FastifyRequest, caller
   }
   // The merchant's clock as the database has it now (another replica may have moved it).
   deps.clock.setOffset(payerId, Number(clockOffsetMs));
-  return { ...caller, accountId: payerId, viaAssertion: true, hasFaultRules: undefined };
+  return { ...caller, accountId: payerId, viaAssertion: true, account: undefined };
 }
 
 /**

@@ -87,8 +87,8 @@ export function requestHash(request: FastifyRequest, fingerprint?: unknown): str
 }
 
 export function serviceContext(deps: ServerDeps, request: FastifyRequest, db: Queryable = deps.db): ServiceContext {
-  const accountId = callerOf(request).accountId;
-  return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: requestBaseUrl(deps, request) };
+  const { accountId, account } = callerOf(request);
+  return { db, deps, accountId, now: deps.clock.now(accountId), baseUrl: requestBaseUrl(deps, request), account };
 }
 
 type RequestIdKey = {

@@ -2,7 +2,7 @@
 
 import type { Queryable } from '../db/schema.js';
 import { addSeconds, isoMillis, isoSeconds } from '../core/clock.js';
-import type { ServerDeps } from '../core/deps.js';
+import type { AccountFacts, ServerDeps } from '../core/deps.js';
 import { payerId, secretToken, upperId } from '../core/ids.js';
 import { hashGeneratedSecret, hashSecret, hashToken, verifySecret } from '../core/secrets.js';
 import * as store from './store.js';
@@ -122,8 +122,7 @@ export interface TokenOwner {
   accountId: string;
   appId: string;
   clientId: string;
-  /** The account has fault rules (read with the token): false lets the fault hook skip reading them. */
-  hasFaultRules: boolean;
+  account: AccountFacts;
 }
 
 interface CachedToken {
@@ -197,7 +196,12 @@ export async function findTokenOwner(deps: ServerDeps, accessToken: string): Pro
   const row = await store.findTokenWithApp(deps.db, hashToken(accessToken));
   if (!row) return undefined;
   const entry: CachedToken = {
-    owner: { accountId: row.account_id, appId: row.app_id, clientId: row.client_id, hasFaultRules: row.fault_rules > 0n },
+    owner: {
+      accountId: row.account_id,
+      appId: row.app_id,
+      clientId: row.client_id,
+      account: { email: row.email, kycStatus: row.kyc_status, hasFaultRules: row.fault_rules > 0n },
+    },
     expiresAtMs: Date.parse(row.expires_at),
     clockOffsetMs: Number(row.clock_offset_ms),
   };

@@ -96,7 +96,7 @@ export async function insertToken(db: Queryable, token: TokenRow): Promise<void>
 
 /**
  * A token with its app, its account's clock offset (read with the token, so each request's clock is
- * the database's) and its count of fault rules (so a merchant without rules needs no read of them).
+ * the database's) and what requests read of the account (`AccountFacts`, service.ts).
  */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return db
@@ -111,6 +111,8 @@ export function findTokenWithApp(db: Queryable, tokenHash: string) {
       'apps.client_id as client_id',
       'accounts.clock_offset_ms as clock_offset_ms',
       'accounts.fault_rules as fault_rules',
+      'accounts.email as email',
+      'accounts.kyc_status as kyc_status',
     ])
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();

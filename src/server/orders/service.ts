@@ -18,6 +18,7 @@ import { checkUnit, checkUnitSet, type StoredUnit } from './units.js';
 type Payee = { email_address: string; merchant_id: string };
 
 async function payeeOf(ctx: ServiceContext): Promise<Payee> {
+  if (ctx.account) return { email_address: ctx.account.email, merchant_id: ctx.accountId };
   const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
   if (!account) throw notFound('payer', ctx.accountId);
   return { email_address: account.email, merchant_id: account.id };

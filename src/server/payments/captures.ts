@@ -41,8 +41,8 @@ function processorResponse(checks: CardChecks, declined: boolean): CaptureDetail
 
 /** Whether new captures of this account are held for identity verification. */
 export async function capturesHeldForVerification(ctx: ServiceContext): Promise<boolean> {
-  const account = await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId);
-  return account?.kyc_status === 'PENDING';
+  const kycStatus = ctx.account?.kycStatus ?? (await ctx.deps.domains.oauth.findAccount(ctx.db, ctx.accountId))?.kyc_status;
+  return kycStatus === 'PENDING';
 }
 
 /** Adds a completed capture's net to the balance (the fee is known only once it completes). */
