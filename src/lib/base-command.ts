@@ -139,6 +139,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return values;
   }
 
+  /**
+   * The options of a mutating call: the --request-id to send when one was given; without it the
+   * client makes one (and reuses it on its own retries).
+   */
+  protected requestOptions(): { requestId?: string } {
+    const requestId = (this.flags as { 'request-id'?: string })['request-id'];
+    return requestId ? { requestId } : {};
+  }
+
   /** Asks before moving money or destroying data. `--yes` skips; without a terminal it is required. */
   protected async confirm(message: string): Promise<void> {
     if ((this.flags as { yes?: boolean }).yes) return;

@@ -54,7 +54,7 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
     await this.confirm(`Accept the claim on ${this.args.id} and refund ${what} to the buyer?`);
     const dispute = await acceptClaim(client, this.args.id, body, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

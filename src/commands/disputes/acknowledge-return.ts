@@ -33,7 +33,7 @@ received, damaged, empty or different, missing items) sends the dispute to revie
     const body = { acknowledgement_type: this.flags.type, ...(this.flags.note ? { note: this.flags.note } : {}) };
     const dispute = await acknowledgeReturnItem(this.client(), this.args.id, body, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

@@ -25,7 +25,7 @@ The dispute moves to the next stage (PRE_ARBITRATION, then ARBITRATION) and back
     const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
     const dispute = await appealDispute(this.client(), this.args.id, { evidences: [evidence] }, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

@@ -23,7 +23,7 @@ to answer.`;
   };
 
   async run(): Promise<Dispute> {
-    const dispute = await escalateDispute(this.client(), this.args.id, { note: this.flags.note }, this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {});
+    const dispute = await escalateDispute(this.client(), this.args.id, { note: this.flags.note }, this.requestOptions());
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }

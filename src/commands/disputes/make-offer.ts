@@ -42,7 +42,7 @@ currency defaults to the dispute's.`;
     }
     const address = returnAddressFrom(this.flags);
     if (address) body.return_shipping_address = address;
-    const dispute = await makeOffer(client, this.args.id, body, this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {});
+    const dispute = await makeOffer(client, this.args.id, body, this.requestOptions());
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;
   }

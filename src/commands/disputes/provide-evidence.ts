@@ -26,7 +26,7 @@ proof of refund needs --refund-id.`;
     const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
     const dispute = await provideEvidence(this.client(), this.args.id, { evidences: [evidence] }, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

@@ -30,7 +30,7 @@ JPEG, GIF or PNG, at most 10 of 10 MB, 50 MB in all.`;
     const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
     const dispute = await provideSupportingInfo(this.client(), this.args.id, this.flags.notes ? { notes: this.flags.notes } : {}, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

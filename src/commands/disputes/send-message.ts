@@ -27,7 +27,7 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
     const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
     const dispute = await sendMessage(this.client(), this.args.id, { message: this.flags.message }, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

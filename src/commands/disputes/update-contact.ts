@@ -32,7 +32,7 @@ replaces all that was set before.`;
       this.client(),
       this.args.id,
       { ...(email !== undefined ? { email } : {}), ...(note !== undefined ? { note } : {}) },
-      this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const contact = dispute.communication_details as { email?: string; note?: string } | undefined;
     this.renderDetail([...summaryRows(dispute), ['Contact email', contact?.email], ['Contact note', contact?.note]]);

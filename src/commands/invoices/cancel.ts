@@ -27,8 +27,7 @@ export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
     const client = this.client();
     await this.confirm(`Cancel invoice ${this.args.id}?`);
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    await cancelInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    await cancelInvoice(client, this.args.id, notification, this.requestOptions());
     this.renderDetail([
       ['ID', this.args.id],
       ['Cancelled', 'yes'],

@@ -19,8 +19,7 @@ API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
   async run(): Promise<{ id: string; deleted: true }> {
     const client = this.client();
     await this.confirm(`Delete invoice ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteInvoice(client, this.args.id, requestId ? { requestId } : {});
+    await deleteInvoice(client, this.args.id, this.requestOptions());
     return this.reportDeleted(this.args.id);
   }
 }

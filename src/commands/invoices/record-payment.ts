@@ -42,8 +42,7 @@ scripts pass --yes. --json prints the API's answer, {"payment_id": ...}.`;
     if (f.note) payment.note = f.note;
     const what = payment.amount ? `${payment.amount.value} ${payment.amount.currency_code}` : 'the amount due';
     await this.confirm(`Record a ${f.method} payment of ${what} on invoice ${this.args.id}?`);
-    const requestId = f['request-id'];
-    const result = await recordPayment(client, this.args.id, payment, requestId ? { requestId } : {});
+    const result = await recordPayment(client, this.args.id, payment, this.requestOptions());
     this.renderDetail([
       ['Invoice', this.args.id],
       ['Payment id', result.payment_id],

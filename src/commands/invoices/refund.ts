@@ -45,8 +45,7 @@ INVALID_REFUND_AMOUNT, exit 5). The invoice becomes PARTIALLY_REFUNDED, or REFUN
     }
     const what = refund.amount ? `${refund.amount.value} ${refund.amount.currency_code}` : 'everything paid';
     await this.confirm(`Record a ${f.method} refund of ${what} on invoice ${this.args.id}?`);
-    const requestId = f['request-id'];
-    const result = await recordRefund(client, this.args.id, refund, requestId ? { requestId } : {});
+    const result = await recordRefund(client, this.args.id, refund, this.requestOptions());
     this.renderDetail([
       ['Invoice', this.args.id],
       ['Refund id', result.refund_id],

@@ -25,8 +25,7 @@ export default class InvoicesRemind extends BaseCommand<typeof InvoicesRemind> {
     const f = this.flags;
     const client = this.client();
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    await remindInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    await remindInvoice(client, this.args.id, notification, this.requestOptions());
     this.renderDetail([
       ['ID', this.args.id],
       ['Reminded', 'yes'],

@@ -27,8 +27,7 @@ answer (the payer's link, or the links of a scheduled invoice).`;
   async run(): Promise<unknown> {
     const f = this.flags;
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    const result = await sendInvoice(this.client(), this.args.id, notification, requestId ? { requestId } : {});
+    const result = await sendInvoice(this.client(), this.args.id, notification, this.requestOptions());
     const scheduled = result.status === 202;
     this.renderDetail([
       ['ID', this.args.id],

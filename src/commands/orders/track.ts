@@ -43,7 +43,7 @@ and the tracking number joined by "-"; change or cancel it with "payctl orders u
         notifyPayer: flags['notify-payer'],
         skus: flags.sku,
       },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     this.renderTable(trackersOf(order), [
       { header: 'Tracker', value: (tracker) => tracker.id, id: true },

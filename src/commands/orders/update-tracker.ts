@@ -40,7 +40,7 @@ can then be added again.`;
       this.args.order,
       this.args.tracker,
       { status: flags.status === 'CANCELLED' ? 'CANCELLED' : undefined, notifyPayer: flags['notify-payer'] },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const tracker = trackersOf(order).find((candidate) => candidate.id === this.args.tracker);
     this.renderDetail([

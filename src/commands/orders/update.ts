@@ -36,7 +36,7 @@ the amount or shipping, can be patched with "payctl api PATCH /v2/checkout/order
       this.args.order,
       flags['reference-id'],
       { invoiceId: flags['invoice-id'], customId: flags['custom-id'], description: flags.description },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const unit = order.purchase_units?.find((candidate) => (candidate.reference_id ?? 'default') === flags['reference-id']);
     this.renderDetail([

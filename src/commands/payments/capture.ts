@@ -45,7 +45,7 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     if (flags['soft-descriptor']) body.soft_descriptor = flags['soft-descriptor'];
     const what = body.amount ? formatMoney(body.amount) : 'the rest';
     await this.confirm(`Capture ${what} of authorization ${this.args.authorization}?`);
-    const capture = await captureAuthorization(client, this.args.authorization, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
+    const capture = await captureAuthorization(client, this.args.authorization, body, this.requestOptions());
     this.renderDetail([
       ...captureRows(capture),
       ['Final capture', capture.final_capture ? 'yes' : 'no'],

@@ -28,8 +28,7 @@ export default class PaymentsReauthorize extends BaseCommand<typeof PaymentsReau
     const client = this.client();
     const currency = this.flags.currency ?? (await getAuthorization(client, this.args.authorization)).amount?.currency_code ?? 'USD';
     const amount = moneyFromFlags(this.flags.amount, currency);
-    const requestId = this.flags['request-id'];
-    const renewed = await reauthorizeAuthorization(client, this.args.authorization, amount, requestId ? { requestId } : {});
+    const renewed = await reauthorizeAuthorization(client, this.args.authorization, amount, this.requestOptions());
     this.renderDetail([
       ['Authorization', renewed.id],
       ['Reauthorizes', renewed.supplementary_data?.related_ids?.authorization_id],

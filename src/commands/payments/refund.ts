@@ -98,7 +98,7 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     }
     const shown = found ? captureSummary(found) : capture ? describeReadCapture(capture) : '';
     await this.confirm(`Refund ${what()} of capture ${captureId} (${shown})?`);
-    const refund = await refundCapture(client, captureId, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
+    const refund = await refundCapture(client, captureId, body, this.requestOptions());
     this.renderDetail([
       ...refundRows(refund),
       ['Capture', captureId],

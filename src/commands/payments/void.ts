@@ -25,8 +25,7 @@ export default class PaymentsVoid extends BaseCommand<typeof PaymentsVoid> {
 
   async run(): Promise<Authorization> {
     await this.confirm(`Void authorization ${this.args.authorization}?`);
-    const requestId = this.flags['request-id'];
-    const authorization = await voidAuthorization(this.client(), this.args.authorization, requestId ? { requestId } : {});
+    const authorization = await voidAuthorization(this.client(), this.args.authorization, this.requestOptions());
     this.renderDetail([
       ['Authorization', authorization.id],
       ['Status', authorization.status, 'status'],

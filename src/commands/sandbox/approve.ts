@@ -20,8 +20,7 @@ export default class SandboxApprove extends BaseCommand<typeof SandboxApprove> {
   };
 
   async run(): Promise<Order> {
-    const requestId = this.flags['request-id'];
-    const order = await approveOrder(this.client(), this.args.order, requestId ? { requestId } : {});
+    const order = await approveOrder(this.client(), this.args.order, this.requestOptions());
     this.renderDetail([
       ['Order', order.id],
       ['Status', order.status, 'status'],

@@ -33,7 +33,7 @@ export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
       adminKey,
       platformClientId: this.flags['platform-client-id'],
       payerId: this.flags['payer-id'],
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['Platform', consent.platform_client_id],

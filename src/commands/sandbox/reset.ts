@@ -34,8 +34,7 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
       : undefined;
     const client = this.client({ credentials: !all });
     await this.confirm(all ? `Delete the data of EVERY account on ${client.baseUrl}?` : `Delete all data of your account on ${client.baseUrl}?`);
-    const requestId = this.flags['request-id'];
-    const result = await resetSandbox(client, { ...(adminKey ? { adminKey } : {}), ...(requestId ? { requestId } : {}) });
+    const result = await resetSandbox(client, { ...(adminKey ? { adminKey } : {}), ...this.requestOptions() });
     this.renderDetail([['Reset', result.reset]]);
     return result;
   }

@@ -18,8 +18,7 @@ terminal; scripts pass --yes. The API answers 204 with no body, so --json prints
   async run(): Promise<{ id: string; deleted: true }> {
     const client = this.client();
     await this.confirm(`Delete template ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteTemplate(client, this.args.id, requestId ? { requestId } : {});
+    await deleteTemplate(client, this.args.id, this.requestOptions());
     return this.reportDeleted(this.args.id);
   }
 }

@@ -45,8 +45,7 @@ when it is not. Read-only fields in the file (id, links, standard_template) are 
     if (typeof (body as { name?: unknown }).name !== 'string') {
       throw new UsageError(`${f.file} has no "name": a replacement must be the whole template; nothing was sent`);
     }
-    const requestId = f['request-id'];
-    const template = await replaceTemplate(this.client(), this.args.id, body, requestId ? { requestId } : {});
+    const template = await replaceTemplate(this.client(), this.args.id, body, this.requestOptions());
     this.renderDetail([
       ['ID', template.id],
       ['Name', template.name],

@@ -17,8 +17,7 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
   async run(): Promise<{ id: string; deleted: true }> {
     const client = this.client();
     await this.confirm(`Delete webhook ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteWebhook(client, this.args.id, requestId ? { requestId } : {});
+    await deleteWebhook(client, this.args.id, this.requestOptions());
     return this.reportDeleted(this.args.id);
   }
 }

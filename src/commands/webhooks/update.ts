@@ -36,11 +36,10 @@ export default class WebhooksUpdate extends BaseCommand<typeof WebhooksUpdate> {
         throw new UsageError(`--events: ${(error as Error).message}`);
       }
     }
-    const requestId = this.flags['request-id'];
     const webhook = await updateWebhook(client, this.args.id, {
       ...(url !== undefined ? { url } : {}),
       ...(eventTypes !== undefined ? { eventTypes } : {}),
-      ...(requestId ? { requestId } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['ID', webhook.id],

@@ -30,7 +30,7 @@ export default class SandboxAccountsCreate extends BaseCommand<typeof SandboxAcc
     const account = await createSandboxAccount(this.client({ credentials: false }), {
       adminKey,
       ...(this.flags.email ? { email: this.flags.email } : {}),
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['Payer id', account.payer_id],

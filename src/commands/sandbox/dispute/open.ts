@@ -36,7 +36,7 @@ account's clock. Without --amount, what is left of the capture is disputed.`;
         ...(this.flags.amount && this.flags.currency ? { amount: moneyFromFlags(this.flags.amount, this.flags.currency) } : {}),
         ...(this.flags.message ? { message: this.flags.message } : {}),
       },
-      this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
+      this.requestOptions(),
     );
     this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
     return dispute;

@@ -18,8 +18,7 @@ answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
   async run(): Promise<{ id: string; deleted: true }> {
     const client = this.client();
     await this.confirm(`Delete webhook lookup ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteWebhookLookup(client, this.args.id, requestId ? { requestId } : {});
+    await deleteWebhookLookup(client, this.args.id, this.requestOptions());
     return this.reportDeleted(this.args.id);
   }
 }
