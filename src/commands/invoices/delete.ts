@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { deleteInvoice } from '../../lib/api/invoices.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class InvoicesDelete extends BaseCommand<typeof InvoicesDelete> {
@@ -16,10 +16,7 @@ API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete invoice ${this.args.id}?`);
-    await deleteInvoice(client, this.args.id, this.requestOptions());
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('invoice', this.args.id, deleteInvoice);
   }
 }

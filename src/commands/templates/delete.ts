@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { deleteTemplate } from '../../lib/api/templates.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class TemplatesDelete extends BaseCommand<typeof TemplatesDelete> {
@@ -15,10 +15,7 @@ terminal; scripts pass --yes. The API answers 204 with no body, so --json prints
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete template ${this.args.id}?`);
-    await deleteTemplate(client, this.args.id, this.requestOptions());
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('template', this.args.id, deleteTemplate);
   }
 }

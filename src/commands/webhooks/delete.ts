@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { deleteWebhook } from '../../lib/api/webhooks.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
@@ -14,10 +14,7 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete webhook ${this.args.id}?`);
-    await deleteWebhook(client, this.args.id, this.requestOptions());
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('webhook', this.args.id, deleteWebhook);
   }
 }
