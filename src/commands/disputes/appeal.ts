@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
-import { appealDispute, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
+import { appealDispute, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { evidenceFlags, evidenceFrom } from '../../lib/dispute-flags.js';
+import { evidenceFlags, submitEvidence } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAppeal extends BaseCommand<typeof DisputesAppeal> {
   static override summary = 'Appeal a decision against you, with new evidence';
@@ -21,13 +21,8 @@ The dispute moves to the next stage (PRE_ARBITRATION, then ARBITRATION) and back
   static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
 
   async run(): Promise<Dispute> {
-    const evidence = evidenceFrom(this.flags);
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
-    const dispute = await appealDispute(this.client(), this.args.id, { evidences: [evidence] }, {
-      files,
-      ...this.requestOptions(),
-    });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    const dispute = await submitEvidence(appealDispute, this.client(), this.args.id, this.flags, this.requestOptions());
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

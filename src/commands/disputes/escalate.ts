@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { escalateDispute, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesEscalate extends BaseCommand<typeof DisputesEscalate> {
   static override summary = 'Escalate an inquiry to a claim the service decides';
@@ -24,7 +24,7 @@ to answer.`;
 
   async run(): Promise<Dispute> {
     const dispute = await escalateDispute(this.client(), this.args.id, { note: this.flags.note }, this.requestOptions());
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

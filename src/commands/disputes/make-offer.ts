@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { getDispute, makeOffer, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { returnAddressFrom } from '../../lib/dispute-flags.js';
+import { returnAddressFlags, returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesMakeOffer extends BaseCommand<typeof DisputesMakeOffer> {
   static override summary = 'Offer the buyer a resolution (inquiry stage)';
@@ -25,11 +25,7 @@ currency defaults to the dispute's.`;
     amount: amountFlag({ description: 'Amount offered (not for REPLACEMENT_WITHOUT_REFUND)' }),
     currency: currencyFlag({ description: "Currency of --amount (default: the dispute's)" }),
     note: Flags.string({ description: 'Note to the buyer (1 to 2000 characters)', required: true }),
-    'return-country': Flags.string({ description: 'Return address: two-letter country code (REFUND_WITH_RETURN)' }),
-    'return-line1': Flags.string({ description: 'Return address: street line' }),
-    'return-city': Flags.string({ description: 'Return address: city' }),
-    'return-state': Flags.string({ description: 'Return address: state or region' }),
-    'return-postal-code': Flags.string({ description: 'Return address: postal code' }),
+    ...returnAddressFlags,
     'request-id': requestIdFlag(),
   };
 
@@ -43,7 +39,7 @@ currency defaults to the dispute's.`;
     const address = returnAddressFrom(this.flags);
     if (address) body.return_shipping_address = address;
     const dispute = await makeOffer(client, this.args.id, body, this.requestOptions());
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
-import { loadEvidenceFile, provideEvidence, type Dispute } from '../../lib/api/disputes.js';
+import { provideEvidence, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { evidenceFlags, evidenceFrom } from '../../lib/dispute-flags.js';
+import { evidenceFlags, submitEvidence } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesProvideEvidence extends BaseCommand<typeof DisputesProvideEvidence> {
   static override summary = 'Send evidence when the dispute waits for you';
@@ -22,13 +22,8 @@ proof of refund needs --refund-id.`;
   static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
 
   async run(): Promise<Dispute> {
-    const evidence = evidenceFrom(this.flags);
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
-    const dispute = await provideEvidence(this.client(), this.args.id, { evidences: [evidence] }, {
-      files,
-      ...this.requestOptions(),
-    });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    const dispute = await submitEvidence(provideEvidence, this.client(), this.args.id, this.flags, this.requestOptions());
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

@@ -1,9 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
-import { loadEvidenceFile, provideSupportingInfo, type Dispute } from '../../lib/api/disputes.js';
+import { provideSupportingInfo, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesProvideSupportingInfo extends BaseCommand<typeof DisputesProvideSupportingInfo> {
   static override summary = 'Add supporting information to a claim (notes and documents)';
@@ -27,12 +28,12 @@ JPEG, GIF or PNG, at most 10 of 10 MB, 50 MB in all.`;
 
   async run(): Promise<Dispute> {
     if (!this.flags.notes && !this.flags.file?.length) throw new UsageError('give --notes, --file, or both');
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const dispute = await provideSupportingInfo(this.client(), this.args.id, this.flags.notes ? { notes: this.flags.notes } : {}, {
       files,
       ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute));
     return dispute;
   }
 }

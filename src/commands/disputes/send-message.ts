@@ -1,8 +1,9 @@
 import { Args, Flags } from '@oclif/core';
-import { loadEvidenceFile, sendMessage, type Dispute } from '../../lib/api/disputes.js';
+import { sendMessage, type Dispute } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesSendMessage extends BaseCommand<typeof DisputesSendMessage> {
   static override summary = 'Send a message to the buyer (inquiry stage)';
@@ -24,12 +25,12 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
   };
 
   async run(): Promise<Dispute> {
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const dispute = await sendMessage(this.client(), this.args.id, { message: this.flags.message }, {
       files,
       ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }
