@@ -1,11 +1,7 @@
-import { Args, Flags } from '@oclif/core';
-import { provideEvidence, type Dispute } from '../../lib/api/disputes.js';
-import { BaseCommand } from '../../lib/base-command.js';
-import { evidenceFlags, submitEvidence } from '../../lib/dispute-flags.js';
-import { requestIdFlag } from '../../lib/flags.js';
-import { actionRows } from '../../lib/render/disputes.js';
+import { provideEvidence } from '../../lib/api/disputes.js';
+import { EvidenceCommand } from '../../lib/evidence-command.js';
 
-export default class DisputesProvideEvidence extends BaseCommand<typeof DisputesProvideEvidence> {
+export default class DisputesProvideEvidence extends EvidenceCommand {
   static override summary = 'Send evidence when the dispute waits for you';
 
   static override description = `Sends one piece of evidence with its documents. In a claim the dispute then goes to review; in an
@@ -17,13 +13,5 @@ proof of refund needs --refund-id.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type OTHER --notes "Customer signed for it" --file signature.png',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
-
-  static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
-
-  async run(): Promise<Dispute> {
-    const dispute = await submitEvidence(provideEvidence, this.client(), this.args.id, this.flags, this.requestOptions());
-    this.renderDetail(actionRows(dispute, await this.clock()));
-    return dispute;
-  }
+  protected readonly endpoint = provideEvidence;
 }
