@@ -1,15 +1,15 @@
 // `disputes provide-evidence` and `disputes appeal` are one command sent to two endpoints: one
 // evidence from the flags, with its files. Each command file names its endpoint and its help.
 
-import { Args } from '@oclif/core';
 import type { Dispute, provideEvidence } from './api/disputes.js';
+import { disputeIdArg } from './args.js';
 import { BaseCommand } from './base-command.js';
 import { evidenceFlags, submitEvidence } from './dispute-flags.js';
 import { requestIdFlag } from './flags.js';
 import { actionRows } from './render/disputes.js';
 
 export abstract class EvidenceCommand extends BaseCommand<typeof EvidenceCommand> {
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
 

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { acceptClaim, getDispute, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { filesFrom, returnAddressFlags, returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
@@ -19,7 +20,7 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type PARTIAL_REFUND --amount 12.50 --note "Partial credit" --yes',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     note: Flags.string({ description: 'Note for the service (1 to 2000 characters)', required: true }),

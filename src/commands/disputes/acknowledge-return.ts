@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { acknowledgeReturnItem, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
@@ -16,7 +17,7 @@ received, damaged, empty or different, missing items) sends the dispute to revie
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type DAMAGED --note "Arrived broken" --file photo.jpg',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     type: Flags.string({

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { escalateDispute, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 import { actionRows } from '../../lib/render/disputes.js';
@@ -15,7 +16,7 @@ to answer.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --note "Escalating" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     note: Flags.string({ description: 'Why (1 to 2000 characters)', required: true }),

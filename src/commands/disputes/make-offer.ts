@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { getDispute, makeOffer, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { returnAddressFlags, returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
@@ -18,7 +19,7 @@ currency defaults to the dispute's.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type REFUND_WITH_RETURN --amount 30.00 --note "Send it back" --return-country US --return-line1 "1 Main St" --return-city "San Jose" --return-postal-code 95131',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     type: Flags.string({ description: 'Offer type', options: ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'], required: true }),

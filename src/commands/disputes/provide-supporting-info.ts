@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { provideSupportingInfo, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
@@ -18,7 +19,7 @@ JPEG, GIF or PNG, at most 10 of 10 MB, 50 MB in all.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --notes "The buyer confirmed receipt by email" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     notes: Flags.string({ description: 'Notes for the reviewer (1 to 2000 characters)' }),

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { sendMessage, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
@@ -16,7 +17,7 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --message "Label attached" --file label.png',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     message: Flags.string({ char: 'm', description: 'The message (1 to 2000 characters)', required: true }),

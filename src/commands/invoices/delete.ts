@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { deleteInvoice } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
@@ -12,7 +12,7 @@ API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
 
   static override examples = ['<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N', '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 

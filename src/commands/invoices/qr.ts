@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { invoiceQrCode } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { givenOptions } from '../../lib/flags.js';
 
@@ -16,7 +17,7 @@ file. The code is square: its side is the smaller of --width and --height (150 t
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --output qr.png --width 200 --height 200 --action details',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     output: Flags.string({ char: 'o', description: 'PNG file to write', required: true }),

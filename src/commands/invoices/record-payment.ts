@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { recordPayment, type PaymentDetail } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { RECORDED_METHODS, recordedAmount, recordedAmountFlags } from '../../lib/invoice-flags.js';
@@ -17,7 +18,7 @@ scripts pass --yes. --json prints the API's answer, {"payment_id": ...}.`;
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --method CHECK --amount 40.00 --date 2025-03-01 --note "cheque 1021" --yes',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     method: Flags.string({ description: 'How it was paid', options: RECORDED_METHODS, required: true }),

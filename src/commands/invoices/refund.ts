@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { recordRefund, type RefundDetail } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { RECORDED_METHODS, recordedAmount, recordedAmountFlags } from '../../lib/invoice-flags.js';
@@ -19,7 +20,7 @@ INVALID_REFUND_AMOUNT, exit 5). The invoice becomes PARTIALLY_REFUNDED, or REFUN
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --method BANK_TRANSFER --amount 12.50 --date 2025-03-02 --yes --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     method: Flags.string({ description: 'How the money was returned', options: RECORDED_METHODS, required: true }),

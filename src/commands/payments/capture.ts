@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { captureAuthorization, getAuthorization, type Capture, type CaptureRequest } from '../../lib/api/payments.js';
+import { authorizationIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
@@ -17,7 +18,7 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
   ];
 
   static override args = {
-    authorization: Args.string({ description: 'Authorization id', required: true }),
+    authorization: authorizationIdArg(),
   };
 
   static override flags = {

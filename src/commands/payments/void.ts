@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { voidAuthorization, type Authorization } from '../../lib/api/payments.js';
+import { authorizationIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
@@ -15,7 +15,7 @@ export default class PaymentsVoid extends BaseCommand<typeof PaymentsVoid> {
   ];
 
   static override args = {
-    authorization: Args.string({ description: 'Authorization id', required: true }),
+    authorization: authorizationIdArg(),
   };
 
   static override flags = {

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { deleteTemplate } from '../../lib/api/templates.js';
+import { templateIdArg } from '../../lib/args.js';
 import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
@@ -11,7 +11,7 @@ terminal; scripts pass --yes. The API answers 204 with no body, so --json prints
 
   static override examples = ['<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X', '<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Template id', required: true }) };
+  static override args = { id: templateIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 

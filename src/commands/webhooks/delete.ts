@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { deleteWebhook } from '../../lib/api/webhooks.js';
+import { webhookIdArg } from '../../lib/args.js';
 import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
@@ -10,7 +10,7 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> 5GP028458E2496506', '<%= config.bin %> <%= command.id %> 5GP028458E2496506 --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Webhook id', required: true }) };
+  static override args = { id: webhookIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
