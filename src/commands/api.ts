@@ -53,7 +53,7 @@ export default class Api extends BaseCommand<typeof Api> {
       path,
       headers,
       ...(body === undefined ? {} : { body }),
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     if (this.jsonEnabled()) {
       return this.flags.include ? { status: response.status, headers: response.headers, body: response.body } : response.body;

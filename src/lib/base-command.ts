@@ -14,6 +14,9 @@ export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(t
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
 type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
 
+/** What a delete prints under --json (the API answers 204 with no body). */
+export type Deleted = { id: string; deleted: true };
+
 /** A value that can come from a flag, an environment variable or a prompt. */
 export interface PromptableValue {
   flag: string;
@@ -139,6 +142,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return values;
   }
 
+  /**
+   * The options of a mutating call: the --request-id to send when one was given; without it the
+   * client makes one (and reuses it on its own retries).
+   */
+  protected requestOptions(): { requestId?: string } {
+    const requestId = (this.flags as { 'request-id'?: string })['request-id'];
+    return requestId ? { requestId } : {};
+  }
+
+  /** The admin key from --admin-key (see adminKeyFlag) or PAYCTL_ADMIN_KEY, else asked for on a terminal. */
+  protected async requireAdminKey(): Promise<string> {
+    const value = (this.flags as { 'admin-key'?: string })['admin-key'];
+    return this.requireFlagOrPrompt({ flag: 'admin-key', env: 'PAYCTL_ADMIN_KEY', value, message: 'Admin key', secret: true });
+  }
+
   /** Asks before moving money or destroying data. `--yes` skips; without a terminal it is required. */
   protected async confirm(message: string): Promise<void> {
     if ((this.flags as { yes?: boolean }).yes) return;
@@ -156,8 +174,23 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.log(renderDetail(rows));
   }
 
+  /**
+   * A delete command's whole work: asks `Delete <what> <id>?` (unless --yes), deletes through
+   * `remove` with the --request-id, and reports it.
+   */
+  protected async deleteAfterConfirm(
+    what: string,
+    id: string,
+    remove: (client: ApiClient, id: string, options: { requestId?: string }) => Promise<void>,
+  ): Promise<Deleted> {
+    const client = this.client();
+    await this.confirm(`Delete ${what} ${id}?`);
+    await remove(client, id, this.requestOptions());
+    return this.reportDeleted(id);
+  }
+
   /** What a delete prints (the API answers 204 with no body): the id, and the same as JSON. */
-  protected reportDeleted(id: string): { id: string; deleted: true } {
+  protected reportDeleted(id: string): Deleted {
     this.renderDetail([
       ['ID', id],
       ['Deleted', 'yes'],

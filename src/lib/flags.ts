@@ -45,6 +45,14 @@ export const requestIdFlag = Flags.custom<string>({
   },
 });
 
+/**
+ * --admin-key: the server's admin key, for the /_payctl control plane (also from PAYCTL_ADMIN_KEY);
+ * `when` says when the command needs it, e.g. "with --all".
+ */
+export function adminKeyFlag(when?: string) {
+  return Flags.string({ description: when ? `The server's admin key (${when})` : "The server's admin key", env: 'PAYCTL_ADMIN_KEY' });
+}
+
 /** Skips the confirmation of money-moving and destructive commands; required without a terminal. */
 export function yesFlag(options: { description?: string } = {}) {
   return Flags.boolean({ char: 'y', description: options.description ?? 'Do not ask for confirmation' });
@@ -66,6 +74,16 @@ export function pageSizeFlag(options: { max: number; items?: string }): Interfac
 export function pageSizeFlag(options: { max: number; items?: string; default?: number }) {
   const { items = 'Items', ...bounds } = options;
   return Flags.integer({ description: `${items} per page (1 to ${options.max})`, min: 1, ...bounds });
+}
+
+/**
+ * The options a command passes on, less those the user did not give (undefined or an empty string),
+ * so a call sends only what was asked: `givenOptions({ eventType: flags['event-type'] })`.
+ */
+export function givenOptions<T extends Record<string, unknown>>(options: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined && value !== '')) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 /** Checks an --amount against the currency it is in (decimals allowed) and builds the Money. */

@@ -1,7 +1,31 @@
-// The e-mail options that send, remind and cancel of an invoice share, as flags and as the API body.
+// Flags that several invoice commands share, and the API bodies built from them: the e-mail options
+// of send, remind and cancel; the method and amount of a payment or refund recorded by hand.
 
 import { Flags } from '@oclif/core';
-import type { Notification } from './api/invoices.js';
+import type { ApiClient } from './api/client.js';
+import { getInvoice, type Notification } from './api/invoices.js';
+import { currencyFlag, moneyFromFlags } from './flags.js';
+import type { Money } from './money.js';
+
+/** How money moved outside the invoice's payment page (`record-payment`, `refund`). */
+export const RECORDED_METHODS = ['BANK_TRANSFER', 'CASH', 'CHECK', 'CREDIT_CARD', 'DEBIT_CARD', 'PLATFORM', 'WIRE_TRANSFER', 'OTHER'];
+
+/** --amount and --currency of a payment or refund recorded by hand (the default amount is the command's). */
+export const recordedAmountFlags = {
+  amount: Flags.string({ description: 'Amount as a decimal string, e.g. 12.34 (default: see above)' }),
+  currency: currencyFlag({ description: "Currency of --amount (default: the invoice's)" }),
+};
+
+/** The --amount in --currency, else in the invoice's currency (read once); undefined without --amount. */
+export async function recordedAmount(
+  client: ApiClient,
+  invoiceId: string,
+  flags: { amount?: string | undefined; currency?: string | undefined },
+): Promise<Money | undefined> {
+  if (!flags.amount) return undefined;
+  const currency = flags.currency ?? (await getInvoice(client, invoiceId)).detail.currency_code ?? 'USD';
+  return moneyFromFlags(flags.amount, currency);
+}
 
 export function notificationFlags(noEmailDescription = 'Do not e-mail the recipient') {
   return {

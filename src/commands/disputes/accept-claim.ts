@@ -1,10 +1,11 @@
-import { Args, Flags } from '@oclif/core';
-import { acceptClaim, getDispute, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
+import { Flags } from '@oclif/core';
+import { acceptClaim, getDispute, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { returnAddressFrom } from '../../lib/dispute-flags.js';
+import { filesFrom, returnAddressFlags, returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatMoney } from '../../lib/render/format.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAcceptClaim extends BaseCommand<typeof DisputesAcceptClaim> {
   static override summary = "Accept the buyer's claim: refund and close the dispute";
@@ -19,7 +20,7 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type PARTIAL_REFUND --amount 12.50 --note "Partial credit" --yes',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     note: Flags.string({ description: 'Note for the service (1 to 2000 characters)', required: true }),
@@ -28,18 +29,14 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
     currency: currencyFlag({ description: "Currency of --amount (default: the dispute's)" }),
     reason: Flags.string({ description: 'Why you accept', options: ['DID_NOT_SHIP_ITEM', 'TOO_TIME_CONSUMING', 'LOST_IN_MAIL', 'NOT_ABLE_TO_WIN', 'COMPANY_POLICY', 'REASON_NOT_SET'] }),
     file: Flags.string({ description: 'A supporting document (repeatable)', multiple: true }),
-    'return-country': Flags.string({ description: 'Return address: two-letter country code (REFUND_WITH_RETURN)' }),
-    'return-line1': Flags.string({ description: 'Return address: street line' }),
-    'return-city': Flags.string({ description: 'Return address: city' }),
-    'return-state': Flags.string({ description: 'Return address: state or region' }),
-    'return-postal-code': Flags.string({ description: 'Return address: postal code' }),
+    ...returnAddressFlags,
     yes: yesFlag(),
     'request-id': requestIdFlag(),
   };
 
   async run(): Promise<Dispute> {
     const client = this.client();
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const body: Record<string, unknown> = { note: this.flags.note };
     if (this.flags.type) body.accept_claim_type = this.flags.type;
     if (this.flags.reason) body.accept_claim_reason = this.flags.reason;
@@ -54,9 +51,9 @@ first on a terminal; pass --yes to skip (required without a terminal).`;
     await this.confirm(`Accept the claim on ${this.args.id} and refund ${what} to the buyer?`);
     const dispute = await acceptClaim(client, this.args.id, body, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

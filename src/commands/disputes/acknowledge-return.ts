@@ -1,8 +1,10 @@
-import { Args, Flags } from '@oclif/core';
-import { acknowledgeReturnItem, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
+import { Flags } from '@oclif/core';
+import { acknowledgeReturnItem, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesAcknowledgeReturn extends BaseCommand<typeof DisputesAcknowledgeReturn> {
   static override summary = 'Acknowledge the item the buyer sent back';
@@ -15,7 +17,7 @@ received, damaged, empty or different, missing items) sends the dispute to revie
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type DAMAGED --note "Arrived broken" --file photo.jpg',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     type: Flags.string({
@@ -29,13 +31,13 @@ received, damaged, empty or different, missing items) sends the dispute to revie
   };
 
   async run(): Promise<Dispute> {
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const body = { acknowledgement_type: this.flags.type, ...(this.flags.note ? { note: this.flags.note } : {}) };
     const dispute = await acknowledgeReturnItem(this.client(), this.args.id, body, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

@@ -1,11 +1,7 @@
-import { Args } from '@oclif/core';
-import { appealDispute, loadEvidenceFile, type Dispute } from '../../lib/api/disputes.js';
-import { BaseCommand } from '../../lib/base-command.js';
-import { evidenceFlags, evidenceFrom } from '../../lib/dispute-flags.js';
-import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { appealDispute } from '../../lib/api/disputes.js';
+import { EvidenceCommand } from '../../lib/evidence-command.js';
 
-export default class DisputesAppeal extends BaseCommand<typeof DisputesAppeal> {
+export default class DisputesAppeal extends EvidenceCommand {
   static override summary = 'Appeal a decision against you, with new evidence';
 
   static override description = `Possible while the dispute shows an appeal link: a decision for the buyer in a claim, within 10 days.
@@ -16,18 +12,5 @@ The dispute moves to the next stage (PRE_ARBITRATION, then ARBITRATION) and back
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type PROOF_OF_DELIVERY_SIGNATURE --file signature.png --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
-
-  static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
-
-  async run(): Promise<Dispute> {
-    const evidence = evidenceFrom(this.flags);
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
-    const dispute = await appealDispute(this.client(), this.args.id, { evidences: [evidence] }, {
-      files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
-    });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
-    return dispute;
-  }
+  protected readonly endpoint = appealDispute;
 }

@@ -1,8 +1,9 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { escalateDispute, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesEscalate extends BaseCommand<typeof DisputesEscalate> {
   static override summary = 'Escalate an inquiry to a claim the service decides';
@@ -15,7 +16,7 @@ to answer.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --note "Escalating" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     note: Flags.string({ description: 'Why (1 to 2000 characters)', required: true }),
@@ -23,8 +24,8 @@ to answer.`;
   };
 
   async run(): Promise<Dispute> {
-    const dispute = await escalateDispute(this.client(), this.args.id, { note: this.flags.note }, this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {});
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    const dispute = await escalateDispute(this.client(), this.args.id, { note: this.flags.note }, this.requestOptions());
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

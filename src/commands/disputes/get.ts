@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { getDispute, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { caseFile } from '../../lib/render/disputes.js';
 
@@ -12,7 +12,7 @@ the commands for the actions the dispute allows now. --json prints the API's dis
 
   static override examples = ['<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1', '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --json'];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   async run(): Promise<Dispute> {
     const dispute = await getDispute(this.client(), this.args.id);

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { listDisputes, nextPageToken, type Dispute, type DisputeList } from '../../lib/api/disputes.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { pageSizeFlag } from '../../lib/flags.js';
+import { givenOptions, pageSizeFlag } from '../../lib/flags.js';
 import { stdoutChalk } from '../../lib/render/colors.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
 import { dueText } from '../../lib/render/disputes.js';
@@ -34,12 +34,12 @@ under one day). --json prints the API's page; with --all, one document with ever
 
   async run(): Promise<DisputeList> {
     const client = this.client();
-    const options = {
-      ...(this.flags['transaction-id'] ? { transactionId: this.flags['transaction-id'] } : {}),
-      ...(this.flags.state ? { states: this.flags.state } : {}),
-      ...(this.flags['start-time'] ? { startTime: this.flags['start-time'] } : {}),
-      ...(this.flags['page-size'] ? { pageSize: this.flags['page-size'] } : {}),
-    };
+    const options = givenOptions({
+      transactionId: this.flags['transaction-id'],
+      states: this.flags.state,
+      startTime: this.flags['start-time'],
+      pageSize: this.flags['page-size'],
+    });
     let page = await listDisputes(client, options);
     const items: Dispute[] = [...page.items];
     for (let pages = 1; this.flags.all && pages < MAX_PAGES; pages += 1) {

@@ -1,9 +1,10 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { getDispute, makeOffer, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { returnAddressFrom } from '../../lib/dispute-flags.js';
+import { returnAddressFlags, returnAddressFrom } from '../../lib/dispute-flags.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesMakeOffer extends BaseCommand<typeof DisputesMakeOffer> {
   static override summary = 'Offer the buyer a resolution (inquiry stage)';
@@ -18,18 +19,14 @@ currency defaults to the dispute's.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type REFUND_WITH_RETURN --amount 30.00 --note "Send it back" --return-country US --return-line1 "1 Main St" --return-city "San Jose" --return-postal-code 95131',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     type: Flags.string({ description: 'Offer type', options: ['REFUND', 'REFUND_WITH_RETURN', 'REFUND_WITH_REPLACEMENT', 'REPLACEMENT_WITHOUT_REFUND'], required: true }),
     amount: amountFlag({ description: 'Amount offered (not for REPLACEMENT_WITHOUT_REFUND)' }),
     currency: currencyFlag({ description: "Currency of --amount (default: the dispute's)" }),
     note: Flags.string({ description: 'Note to the buyer (1 to 2000 characters)', required: true }),
-    'return-country': Flags.string({ description: 'Return address: two-letter country code (REFUND_WITH_RETURN)' }),
-    'return-line1': Flags.string({ description: 'Return address: street line' }),
-    'return-city': Flags.string({ description: 'Return address: city' }),
-    'return-state': Flags.string({ description: 'Return address: state or region' }),
-    'return-postal-code': Flags.string({ description: 'Return address: postal code' }),
+    ...returnAddressFlags,
     'request-id': requestIdFlag(),
   };
 
@@ -42,8 +39,8 @@ currency defaults to the dispute's.`;
     }
     const address = returnAddressFrom(this.flags);
     if (address) body.return_shipping_address = address;
-    const dispute = await makeOffer(client, this.args.id, body, this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {});
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    const dispute = await makeOffer(client, this.args.id, body, this.requestOptions());
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

@@ -1,11 +1,7 @@
-import { Args, Flags } from '@oclif/core';
-import { loadEvidenceFile, provideEvidence, type Dispute } from '../../lib/api/disputes.js';
-import { BaseCommand } from '../../lib/base-command.js';
-import { evidenceFlags, evidenceFrom } from '../../lib/dispute-flags.js';
-import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { provideEvidence } from '../../lib/api/disputes.js';
+import { EvidenceCommand } from '../../lib/evidence-command.js';
 
-export default class DisputesProvideEvidence extends BaseCommand<typeof DisputesProvideEvidence> {
+export default class DisputesProvideEvidence extends EvidenceCommand {
   static override summary = 'Send evidence when the dispute waits for you';
 
   static override description = `Sends one piece of evidence with its documents. In a claim the dispute then goes to review; in an
@@ -17,18 +13,5 @@ proof of refund needs --refund-id.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --type OTHER --notes "Customer signed for it" --file signature.png',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
-
-  static override flags = { ...evidenceFlags, 'request-id': requestIdFlag() };
-
-  async run(): Promise<Dispute> {
-    const evidence = evidenceFrom(this.flags);
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
-    const dispute = await provideEvidence(this.client(), this.args.id, { evidences: [evidence] }, {
-      files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
-    });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
-    return dispute;
-  }
+  protected readonly endpoint = provideEvidence;
 }

@@ -1,9 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
-import { loadEvidenceFile, provideSupportingInfo, type Dispute } from '../../lib/api/disputes.js';
+import { provideSupportingInfo, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesProvideSupportingInfo extends BaseCommand<typeof DisputesProvideSupportingInfo> {
   static override summary = 'Add supporting information to a claim (notes and documents)';
@@ -17,7 +19,7 @@ JPEG, GIF or PNG, at most 10 of 10 MB, 50 MB in all.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --notes "The buyer confirmed receipt by email" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     notes: Flags.string({ description: 'Notes for the reviewer (1 to 2000 characters)' }),
@@ -27,12 +29,12 @@ JPEG, GIF or PNG, at most 10 of 10 MB, 50 MB in all.`;
 
   async run(): Promise<Dispute> {
     if (!this.flags.notes && !this.flags.file?.length) throw new UsageError('give --notes, --file, or both');
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const dispute = await provideSupportingInfo(this.client(), this.args.id, this.flags.notes ? { notes: this.flags.notes } : {}, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute));
     return dispute;
   }
 }

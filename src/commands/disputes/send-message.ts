@@ -1,8 +1,10 @@
-import { Args, Flags } from '@oclif/core';
-import { loadEvidenceFile, sendMessage, type Dispute } from '../../lib/api/disputes.js';
+import { Flags } from '@oclif/core';
+import { sendMessage, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { filesFrom } from '../../lib/dispute-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../lib/render/disputes.js';
+import { actionRows } from '../../lib/render/disputes.js';
 
 export default class DisputesSendMessage extends BaseCommand<typeof DisputesSendMessage> {
   static override summary = 'Send a message to the buyer (inquiry stage)';
@@ -15,7 +17,7 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --message "Label attached" --file label.png',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     message: Flags.string({ char: 'm', description: 'The message (1 to 2000 characters)', required: true }),
@@ -24,12 +26,12 @@ export default class DisputesSendMessage extends BaseCommand<typeof DisputesSend
   };
 
   async run(): Promise<Dispute> {
-    const files = await Promise.all((this.flags.file ?? []).map(loadEvidenceFile));
+    const files = await filesFrom(this.flags);
     const dispute = await sendMessage(this.client(), this.args.id, { message: this.flags.message }, {
       files,
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

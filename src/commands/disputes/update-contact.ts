@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { updateCommunicationDetails, type Dispute } from '../../lib/api/disputes.js';
+import { disputeIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 import { summaryRows } from '../../lib/render/disputes.js';
@@ -17,7 +18,7 @@ replaces all that was set before.`;
     '<%= config.bin %> <%= command.id %> PP-D-4F2K9QWE7ZX1 --email returns@example.com --note "Photos of the parcel welcome" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Dispute id', required: true }) };
+  static override args = { id: disputeIdArg() };
 
   static override flags = {
     email: Flags.string({ description: 'Email address for the buyer to write to' }),
@@ -32,7 +33,7 @@ replaces all that was set before.`;
       this.client(),
       this.args.id,
       { ...(email !== undefined ? { email } : {}), ...(note !== undefined ? { note } : {}) },
-      this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const contact = dispute.communication_details as { email?: string; note?: string } | undefined;
     this.renderDetail([...summaryRows(dispute), ['Contact email', contact?.email], ['Contact note', contact?.note]]);

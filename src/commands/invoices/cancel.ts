@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { cancelInvoice } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { notificationFlags, notificationFromFlags } from '../../lib/invoice-flags.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
@@ -14,7 +14,7 @@ export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --note "Sent by mistake" --yes --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     ...notificationFlags(),
@@ -27,8 +27,7 @@ export default class InvoicesCancel extends BaseCommand<typeof InvoicesCancel> {
     const client = this.client();
     await this.confirm(`Cancel invoice ${this.args.id}?`);
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    await cancelInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    await cancelInvoice(client, this.args.id, notification, this.requestOptions());
     this.renderDetail([
       ['ID', this.args.id],
       ['Cancelled', 'yes'],

@@ -75,8 +75,7 @@ the invoice with \`payctl invoices send\`.`;
 
   async run(): Promise<Invoice> {
     const body = this.flags.file ? await readJson(this.flags.file) : await this.bodyFromFlags();
-    const requestId = this.flags['request-id'];
-    const invoice = await createInvoice(this.client(), body, requestId ? { requestId } : {});
+    const invoice = await createInvoice(this.client(), body, this.requestOptions());
     this.renderDetail([
       ['ID', invoice.id],
       ['Number', invoice.detail.invoice_number],

@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { deleteInvoice } from '../../lib/api/invoices.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { invoiceIdArg } from '../../lib/args.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class InvoicesDelete extends BaseCommand<typeof InvoicesDelete> {
@@ -12,15 +12,11 @@ API answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
 
   static override examples = ['<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N', '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete invoice ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteInvoice(client, this.args.id, requestId ? { requestId } : {});
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('invoice', this.args.id, deleteInvoice);
   }
 }

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { getInvoice, type Invoice } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { formatMoney, formatValue } from '../../lib/render/format.js';
 import { recipientOf } from '../../lib/render/invoices.js';
@@ -19,7 +19,7 @@ export default class InvoicesGet extends BaseCommand<typeof InvoicesGet> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N', '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --json'];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   async run(): Promise<Invoice> {
     const invoice = await getInvoice(this.client(), this.args.id);

@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { invoiceQrCode } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { givenOptions } from '../../lib/flags.js';
 
 export default class InvoicesQr extends BaseCommand<typeof InvoicesQr> {
   static override summary = "Save a sent invoice's QR code as a PNG file";
@@ -15,7 +17,7 @@ file. The code is square: its side is the smaller of --width and --height (150 t
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --output qr.png --width 200 --height 200 --action details',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     output: Flags.string({ char: 'o', description: 'PNG file to write', required: true }),
@@ -26,11 +28,7 @@ file. The code is square: its side is the smaller of --width and --height (150 t
 
   async run(): Promise<{ id: string; output: string; bytes: number }> {
     const f = this.flags;
-    const png = await invoiceQrCode(this.client(), this.args.id, {
-      ...(f.width ? { width: f.width } : {}),
-      ...(f.height ? { height: f.height } : {}),
-      ...(f.action ? { action: f.action } : {}),
-    });
+    const png = await invoiceQrCode(this.client(), this.args.id, givenOptions({ width: f.width, height: f.height, action: f.action }));
     await writeFile(f.output, png);
     this.renderDetail([
       ['Invoice', this.args.id],

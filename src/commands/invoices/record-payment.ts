@@ -1,9 +1,9 @@
-import { Args, Flags } from '@oclif/core';
-import { getInvoice, recordPayment, type PaymentDetail } from '../../lib/api/invoices.js';
+import { Flags } from '@oclif/core';
+import { recordPayment, type PaymentDetail } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
-
-const METHODS = ['BANK_TRANSFER', 'CASH', 'CHECK', 'CREDIT_CARD', 'DEBIT_CARD', 'PLATFORM', 'WIRE_TRANSFER', 'OTHER'];
+import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { RECORDED_METHODS, recordedAmount, recordedAmountFlags } from '../../lib/invoice-flags.js';
 
 export default class InvoicesRecordPayment extends BaseCommand<typeof InvoicesRecordPayment> {
   static override summary = 'Record a payment received for an invoice';
@@ -18,12 +18,11 @@ scripts pass --yes. --json prints the API's answer, {"payment_id": ...}.`;
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --method CHECK --amount 40.00 --date 2025-03-01 --note "cheque 1021" --yes',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
-    method: Flags.string({ description: 'How it was paid', options: METHODS, required: true }),
-    amount: Flags.string({ description: 'Amount as a decimal string, e.g. 12.34 (default: see above)' }),
-    currency: currencyFlag({ description: "Currency of --amount (default: the invoice's)" }),
+    method: Flags.string({ description: 'How it was paid', options: RECORDED_METHODS, required: true }),
+    ...recordedAmountFlags,
     date: Flags.string({ description: 'Payment date, YYYY-MM-DD (default: today)' }),
     note: Flags.string({ description: 'Note kept with the payment' }),
     yes: yesFlag(),
@@ -34,16 +33,13 @@ scripts pass --yes. --json prints the API's answer, {"payment_id": ...}.`;
     const f = this.flags;
     const client = this.client();
     const payment: PaymentDetail = { method: f.method };
-    if (f.amount) {
-      const currency = f.currency ?? (await getInvoice(client, this.args.id)).detail.currency_code ?? 'USD';
-      payment.amount = moneyFromFlags(f.amount, currency);
-    }
+    const amount = await recordedAmount(client, this.args.id, f);
+    if (amount) payment.amount = amount;
     if (f.date) payment.payment_date = f.date;
     if (f.note) payment.note = f.note;
     const what = payment.amount ? `${payment.amount.value} ${payment.amount.currency_code}` : 'the amount due';
     await this.confirm(`Record a ${f.method} payment of ${what} on invoice ${this.args.id}?`);
-    const requestId = f['request-id'];
-    const result = await recordPayment(client, this.args.id, payment, requestId ? { requestId } : {});
+    const result = await recordPayment(client, this.args.id, payment, this.requestOptions());
     this.renderDetail([
       ['Invoice', this.args.id],
       ['Payment id', result.payment_id],

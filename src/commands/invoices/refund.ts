@@ -1,10 +1,10 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
-import { getInvoice, recordRefund, type RefundDetail } from '../../lib/api/invoices.js';
+import { recordRefund, type RefundDetail } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
-
-const METHODS = ['BANK_TRANSFER', 'CASH', 'CHECK', 'CREDIT_CARD', 'DEBIT_CARD', 'PLATFORM', 'WIRE_TRANSFER', 'OTHER'];
+import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { RECORDED_METHODS, recordedAmount, recordedAmountFlags } from '../../lib/invoice-flags.js';
 
 export default class InvoicesRefund extends BaseCommand<typeof InvoicesRefund> {
   static override summary = 'Record a refund for an invoice';
@@ -20,12 +20,11 @@ INVALID_REFUND_AMOUNT, exit 5). The invoice becomes PARTIALLY_REFUNDED, or REFUN
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --method BANK_TRANSFER --amount 12.50 --date 2025-03-02 --yes --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
-    method: Flags.string({ description: 'How the money was returned', options: METHODS, required: true }),
-    amount: Flags.string({ description: 'Amount as a decimal string, e.g. 12.34 (default: see above)' }),
-    currency: currencyFlag({ description: "Currency of --amount (default: the invoice's)" }),
+    method: Flags.string({ description: 'How the money was returned', options: RECORDED_METHODS, required: true }),
+    ...recordedAmountFlags,
     date: Flags.string({ description: 'Refund date, YYYY-MM-DD (default: today)' }),
     yes: yesFlag(),
     'request-id': requestIdFlag(),
@@ -39,14 +38,11 @@ INVALID_REFUND_AMOUNT, exit 5). The invoice becomes PARTIALLY_REFUNDED, or REFUN
       if (!/^\d{4}-\d{2}-\d{2}$/.test(f.date)) throw new UsageError(`--date must be YYYY-MM-DD; got "${f.date}"`);
       refund.refund_date = f.date;
     }
-    if (f.amount) {
-      const currency = f.currency ?? (await getInvoice(client, this.args.id)).detail.currency_code ?? 'USD';
-      refund.amount = moneyFromFlags(f.amount, currency);
-    }
+    const amount = await recordedAmount(client, this.args.id, f);
+    if (amount) refund.amount = amount;
     const what = refund.amount ? `${refund.amount.value} ${refund.amount.currency_code}` : 'everything paid';
     await this.confirm(`Record a ${f.method} refund of ${what} on invoice ${this.args.id}?`);
-    const requestId = f['request-id'];
-    const result = await recordRefund(client, this.args.id, refund, requestId ? { requestId } : {});
+    const result = await recordRefund(client, this.args.id, refund, this.requestOptions());
     this.renderDetail([
       ['Invoice', this.args.id],
       ['Refund id', result.refund_id],

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { remindInvoice } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { notificationFlags, notificationFromFlags } from '../../lib/invoice-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
@@ -14,7 +14,7 @@ export default class InvoicesRemind extends BaseCommand<typeof InvoicesRemind> {
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --note "A friendly reminder" --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     ...notificationFlags(),
@@ -25,8 +25,7 @@ export default class InvoicesRemind extends BaseCommand<typeof InvoicesRemind> {
     const f = this.flags;
     const client = this.client();
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    await remindInvoice(client, this.args.id, notification, requestId ? { requestId } : {});
+    await remindInvoice(client, this.args.id, notification, this.requestOptions());
     this.renderDetail([
       ['ID', this.args.id],
       ['Reminded', 'yes'],

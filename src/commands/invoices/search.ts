@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { searchInvoices, type InvoicePage } from '../../lib/api/invoices.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { currencyFlag, pageFlag, pageSizeFlag } from '../../lib/flags.js';
+import { currencyFlag, givenOptions, pageFlag, pageSizeFlag } from '../../lib/flags.js';
 import { canonicalDecimal } from '../../lib/money.js';
 import { INVOICE_COLUMNS } from '../../lib/render/invoices.js';
 
@@ -61,8 +61,7 @@ Recipient names and business names match on part of the name; e-mail matches who
       search.invoice_date_range = { start: f.from, end: f.to };
     }
     const page = await searchInvoices(this.client(), search, {
-      ...(f.page ? { page: f.page } : {}),
-      ...(f['page-size'] ? { pageSize: f['page-size'] } : {}),
+      ...givenOptions({ page: f.page, pageSize: f['page-size'] }),
       ...(f.total ? { totalRequired: true } : {}),
     });
     this.renderTable(page.items, INVOICE_COLUMNS);

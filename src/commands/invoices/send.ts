@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { sendInvoice } from '../../lib/api/invoices.js';
+import { invoiceIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { notificationFlags, notificationFromFlags } from '../../lib/invoice-flags.js';
 import { requestIdFlag } from '../../lib/flags.js';
@@ -17,7 +17,7 @@ answer (the payer's link, or the links of a scheduled invoice).`;
     '<%= config.bin %> <%= command.id %> INV2-8ZR7KDT2L5Q3RWX4YB2N --subject "Your invoice" --cc boss@example.com --copy-me',
   ];
 
-  static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
+  static override args = { id: invoiceIdArg() };
 
   static override flags = {
     ...notificationFlags('Do not e-mail the recipient (share the link yourself)'),
@@ -27,8 +27,7 @@ answer (the payer's link, or the links of a scheduled invoice).`;
   async run(): Promise<unknown> {
     const f = this.flags;
     const notification = notificationFromFlags(f);
-    const requestId = f['request-id'];
-    const result = await sendInvoice(this.client(), this.args.id, notification, requestId ? { requestId } : {});
+    const result = await sendInvoice(this.client(), this.args.id, notification, this.requestOptions());
     const scheduled = result.status === 202;
     this.renderDetail([
       ['ID', this.args.id],

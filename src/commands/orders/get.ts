@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { getOrder, trackersOf, type Order } from '../../lib/api/orders.js';
+import { orderIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { formatMoney } from '../../lib/render/format.js';
 
@@ -11,7 +11,7 @@ export default class OrdersGet extends BaseCommand<typeof OrdersGet> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> 5O190127TN364715T', '<%= config.bin %> <%= command.id %> 5O190127TN364715T --json'];
 
-  static override args = { order: Args.string({ description: 'Order id', required: true }) };
+  static override args = { order: orderIdArg() };
 
   async run(): Promise<Order> {
     const order = await getOrder(this.client(), this.args.order);

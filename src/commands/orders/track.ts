@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { addTracker, trackersOf, type Order } from '../../lib/api/orders.js';
+import { orderIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 import { formatDate } from '../../lib/render/format.js';
@@ -16,7 +17,7 @@ and the tracking number joined by "-"; change or cancel it with "payctl orders u
     '<%= config.bin %> <%= command.id %> 5O190127TN364715T --tracking-number 92612999 --carrier OTHER --carrier-name-other "Local Courier" --sku BOOT-1 --json',
   ];
 
-  static override args = { order: Args.string({ description: 'Order id', required: true }) };
+  static override args = { order: orderIdArg() };
 
   static override flags = {
     'tracking-number': Flags.string({ description: 'The shipment tracking number (1 to 64 characters)', required: true }),
@@ -43,7 +44,7 @@ and the tracking number joined by "-"; change or cancel it with "payctl orders u
         notifyPayer: flags['notify-payer'],
         skus: flags.sku,
       },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     this.renderTable(trackersOf(order), [
       { header: 'Tracker', value: (tracker) => tracker.id, id: true },

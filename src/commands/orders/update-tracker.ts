@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { trackersOf, updateTracker, type Order } from '../../lib/api/orders.js';
+import { orderIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate } from '../../lib/render/format.js';
@@ -18,7 +19,7 @@ can then be added again.`;
   ];
 
   static override args = {
-    order: Args.string({ description: 'Order id', required: true }),
+    order: orderIdArg(),
     tracker: Args.string({ description: 'Tracker id (capture id-tracking number)', required: true }),
   };
 
@@ -40,7 +41,7 @@ can then be added again.`;
       this.args.order,
       this.args.tracker,
       { status: flags.status === 'CANCELLED' ? 'CANCELLED' : undefined, notifyPayer: flags['notify-payer'] },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const tracker = trackersOf(order).find((candidate) => candidate.id === this.args.tracker);
     this.renderDetail([

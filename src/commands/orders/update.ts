@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { updateOrder, type Order } from '../../lib/api/orders.js';
+import { orderIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 
@@ -16,7 +17,7 @@ the amount or shipping, can be patched with "payctl api PATCH /v2/checkout/order
     '<%= config.bin %> <%= command.id %> 5O190127TN364715T --reference-id shoes --custom-id cart-981 --json',
   ];
 
-  static override args = { order: Args.string({ description: 'Order id', required: true }) };
+  static override args = { order: orderIdArg() };
 
   static override flags = {
     'invoice-id': Flags.string({ description: 'Your invoice id for the purchase unit (1 to 127 characters)' }),
@@ -36,7 +37,7 @@ the amount or shipping, can be patched with "payctl api PATCH /v2/checkout/order
       this.args.order,
       flags['reference-id'],
       { invoiceId: flags['invoice-id'], customId: flags['custom-id'], description: flags.description },
-      flags['request-id'] ? { requestId: flags['request-id'] } : {},
+      this.requestOptions(),
     );
     const unit = order.purchase_units?.find((candidate) => (candidate.reference_id ?? 'default') === flags['reference-id']);
     this.renderDetail([

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { captureAuthorization, getAuthorization, type Capture, type CaptureRequest } from '../../lib/api/payments.js';
+import { authorizationIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
@@ -17,7 +18,7 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
   ];
 
   static override args = {
-    authorization: Args.string({ description: 'Authorization id', required: true }),
+    authorization: authorizationIdArg(),
   };
 
   static override flags = {
@@ -45,7 +46,7 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     if (flags['soft-descriptor']) body.soft_descriptor = flags['soft-descriptor'];
     const what = body.amount ? formatMoney(body.amount) : 'the rest';
     await this.confirm(`Capture ${what} of authorization ${this.args.authorization}?`);
-    const capture = await captureAuthorization(client, this.args.authorization, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
+    const capture = await captureAuthorization(client, this.args.authorization, body, this.requestOptions());
     this.renderDetail([
       ...captureRows(capture),
       ['Final capture', capture.final_capture ? 'yes' : 'no'],

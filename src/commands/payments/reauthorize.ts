@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { getAuthorization, reauthorizeAuthorization, type Authorization } from '../../lib/api/payments.js';
+import { authorizationIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
@@ -15,7 +15,7 @@ export default class PaymentsReauthorize extends BaseCommand<typeof PaymentsReau
   ];
 
   static override args = {
-    authorization: Args.string({ description: 'Authorization id', required: true }),
+    authorization: authorizationIdArg(),
   };
 
   static override flags = {
@@ -28,8 +28,7 @@ export default class PaymentsReauthorize extends BaseCommand<typeof PaymentsReau
     const client = this.client();
     const currency = this.flags.currency ?? (await getAuthorization(client, this.args.authorization)).amount?.currency_code ?? 'USD';
     const amount = moneyFromFlags(this.flags.amount, currency);
-    const requestId = this.flags['request-id'];
-    const renewed = await reauthorizeAuthorization(client, this.args.authorization, amount, requestId ? { requestId } : {});
+    const renewed = await reauthorizeAuthorization(client, this.args.authorization, amount, this.requestOptions());
     this.renderDetail([
       ['Authorization', renewed.id],
       ['Reauthorizes', renewed.supplementary_data?.related_ids?.authorization_id],

@@ -1,13 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { accountClock } from '../../lib/account-clock.js';
 import { UsageError, exitCodeFor, type ErrorReport } from '../../lib/api/errors.js';
-import { getCapture, refundCapture, type Capture, type Refund, type RefundRequest } from '../../lib/api/payments.js';
+import { refundCapture, type Refund } from '../../lib/api/payments.js';
 import type { TransactionInfo } from '../../lib/api/reporting.js';
-import { captureSummary, findCaptureByInvoiceId } from '../../lib/find-capture.js';
+import { findCaptureByInvoiceId } from '../../lib/find-capture.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { amountFlag, currencyFlag, requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { prepareRefund, refundWhat } from '../../lib/refund-capture.js';
 import { readRefundFile, refundFileRows } from '../../lib/refund-file.js';
-import { formatDate, formatMoney } from '../../lib/render/format.js';
+import { formatDate } from '../../lib/render/format.js';
 import { refundRows } from '../../lib/render/payments.js';
 import { ProgressLine } from '../../lib/render/progress.js';
 
@@ -76,29 +77,16 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
   }
 
   /**
-   * Refunds one capture. The server alone decides what is left to refund (a refused amount says how
-   * much is); the capture is read once, only to show it to a person confirming, or for the currency
-   * of an --amount without --currency. With --yes (or without a terminal) nothing else is read.
+   * Refunds one capture. With --yes (or without a terminal, which fails here before anything is
+   * read) nothing but the refund itself is sent, unless --amount needs the capture's currency.
    */
   private async refundOne(captureId: string, found?: TransactionInfo): Promise<Refund> {
     const client = this.client();
     const { flags } = this;
-    const body: RefundRequest = {};
-    if (flags.note) body.note_to_payer = flags.note;
-    // Found by its invoice id, --invoice-id named the capture's invoice, not one for the refund.
-    if (flags['invoice-id'] && !found) body.invoice_id = flags['invoice-id'];
-    if (flags['custom-id']) body.custom_id = flags['custom-id'];
-    const what = () => (body.amount ? formatMoney(body.amount) : flags.amount ? flags.amount : 'what is left');
-    if (!flags.yes && !this.canPrompt()) await this.confirm(`Refund ${what()} of capture ${captureId}?`);
-    const capture = !flags.yes && !found ? await getCapture(client, captureId) : undefined;
-    if (flags.amount) {
-      const currency =
-        flags.currency ?? found?.transaction_amount?.currency_code ?? (capture ?? (await getCapture(client, captureId))).amount?.currency_code ?? 'USD';
-      body.amount = moneyFromFlags(flags.amount, currency);
-    }
-    const shown = found ? captureSummary(found) : capture ? describeReadCapture(capture) : '';
-    await this.confirm(`Refund ${what()} of capture ${captureId} (${shown})?`);
-    const refund = await refundCapture(client, captureId, body, flags['request-id'] ? { requestId: flags['request-id'] } : {});
+    if (!flags.yes && !this.canPrompt()) await this.confirm(`Refund ${refundWhat(flags)} of capture ${captureId}?`);
+    const { body, what, capture } = await prepareRefund(client, captureId, flags, { confirming: !flags.yes, found });
+    await this.confirm(`Refund ${what} of capture ${captureId} (${capture})?`);
+    const refund = await refundCapture(client, captureId, body, this.requestOptions());
     this.renderDetail([
       ...refundRows(refund),
       ['Capture', captureId],
@@ -167,12 +155,6 @@ With --from-file, refunds every row of a CSV file with the columns capture_id, a
     }
     return undefined;
   }
-}
-
-function describeReadCapture(capture: Capture): string {
-  const parts = [formatMoney(capture.amount), `captured ${formatDate(capture.create_time)}`, capture.status];
-  if (capture.invoice_id) parts.push(`invoice ${capture.invoice_id}`);
-  return parts.filter((part) => part !== '').join(', ');
 }
 
 function errorText(report: ErrorReport): string {

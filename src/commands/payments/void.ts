@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { voidAuthorization, type Authorization } from '../../lib/api/payments.js';
+import { authorizationIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 import { formatDate, formatMoney } from '../../lib/render/format.js';
@@ -15,7 +15,7 @@ export default class PaymentsVoid extends BaseCommand<typeof PaymentsVoid> {
   ];
 
   static override args = {
-    authorization: Args.string({ description: 'Authorization id', required: true }),
+    authorization: authorizationIdArg(),
   };
 
   static override flags = {
@@ -25,8 +25,7 @@ export default class PaymentsVoid extends BaseCommand<typeof PaymentsVoid> {
 
   async run(): Promise<Authorization> {
     await this.confirm(`Void authorization ${this.args.authorization}?`);
-    const requestId = this.flags['request-id'];
-    const authorization = await voidAuthorization(this.client(), this.args.authorization, requestId ? { requestId } : {});
+    const authorization = await voidAuthorization(this.client(), this.args.authorization, this.requestOptions());
     this.renderDetail([
       ['Authorization', authorization.id],
       ['Status', authorization.status, 'status'],

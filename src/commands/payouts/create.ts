@@ -69,8 +69,7 @@ processed in the background: follow it with \`payctl payouts get BATCH_ID --wait
     await this.confirm(
       `Pay ${count} payout${count === 1 ? '' : 's'} totalling ${formatTotals(parsed.totals)} (plus fees) as batch "${header.sender_batch_id}" on ${client.baseUrl}?`,
     );
-    const requestId = this.flags['request-id'];
-    const created = await createPayoutBatch(client, parsed.request, requestId ? { requestId } : {});
+    const created = await createPayoutBatch(client, parsed.request, this.requestOptions());
     const batch = created.batch_header;
     this.renderDetail([
       ['Batch id', batch.payout_batch_id],

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { approveOrder, type Order } from '../../lib/api/orders.js';
+import { orderIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 import { formatMoney } from '../../lib/render/format.js';
@@ -12,7 +12,7 @@ export default class SandboxApprove extends BaseCommand<typeof SandboxApprove> {
   static override examples = ['<%= config.bin %> <%= command.id %> 5O190127TN364715T', '<%= config.bin %> <%= command.id %> 5O190127TN364715T --json'];
 
   static override args = {
-    order: Args.string({ description: 'Order id', required: true }),
+    order: orderIdArg(),
   };
 
   static override flags = {
@@ -20,8 +20,7 @@ export default class SandboxApprove extends BaseCommand<typeof SandboxApprove> {
   };
 
   async run(): Promise<Order> {
-    const requestId = this.flags['request-id'];
-    const order = await approveOrder(this.client(), this.args.order, requestId ? { requestId } : {});
+    const order = await approveOrder(this.client(), this.args.order, this.requestOptions());
     this.renderDetail([
       ['Order', order.id],
       ['Status', order.status, 'status'],

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { runAudit, type AuditReport } from '../../lib/api/audit.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { adminKeyFlag } from '../../lib/flags.js';
 
 export default class SandboxAudit extends BaseCommand<typeof SandboxAudit> {
   static override summary = "Check the local server's ledger: every invariant, every account with --all";
@@ -16,12 +17,12 @@ Exits 0 when nothing is wrong and 1 when a check finds violations (listed, up to
 
   static override flags = {
     all: Flags.boolean({ description: 'Audit every account (needs the admin key)' }),
-    'admin-key': Flags.string({ description: "The server's admin key (with --all)", env: 'PAYCTL_ADMIN_KEY' }),
+    'admin-key': adminKeyFlag('with --all'),
   };
 
   async run(): Promise<AuditReport> {
     const adminKey = this.flags.all
-      ? await this.requireFlagOrPrompt({ flag: 'admin-key', env: 'PAYCTL_ADMIN_KEY', value: this.flags['admin-key'], message: 'Admin key', secret: true })
+      ? await this.requireAdminKey()
       : undefined;
     const report = await runAudit(this.client({ credentials: !this.flags.all }), adminKey ? { adminKey } : {});
     if (!this.flags.json) {

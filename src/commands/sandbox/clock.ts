@@ -45,7 +45,6 @@ export default class SandboxClockCommand extends BaseCommand<typeof SandboxClock
       throw new UsageError((error as Error).message);
     }
     if (seconds <= 0) throw new UsageError('the duration must be greater than zero');
-    const requestId = this.flags['request-id'];
-    return advanceClock(this.client(), { seconds, ...(requestId ? { requestId } : {}) });
+    return advanceClock(this.client(), { seconds, ...this.requestOptions() });
   }
 }

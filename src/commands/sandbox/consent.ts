@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { grantConsent, type Consent } from '../../lib/api/sandbox.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { requestIdFlag } from '../../lib/flags.js';
+import { adminKeyFlag, requestIdFlag } from '../../lib/flags.js';
 import { formatDate } from '../../lib/render/format.js';
 
 export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
@@ -17,23 +17,17 @@ export default class SandboxConsent extends BaseCommand<typeof SandboxConsent> {
   static override flags = {
     'platform-client-id': Flags.string({ description: 'Client id of the platform', required: true }),
     'payer-id': Flags.string({ description: 'Payer id of the merchant giving consent', required: true }),
-    'admin-key': Flags.string({ description: "The server's admin key", env: 'PAYCTL_ADMIN_KEY' }),
+    'admin-key': adminKeyFlag(),
     'request-id': requestIdFlag(),
   };
 
   async run(): Promise<Consent> {
-    const adminKey = await this.requireFlagOrPrompt({
-      flag: 'admin-key',
-      env: 'PAYCTL_ADMIN_KEY',
-      value: this.flags['admin-key'],
-      message: 'Admin key',
-      secret: true,
-    });
+    const adminKey = await this.requireAdminKey();
     const consent = await grantConsent(this.client({ credentials: false }), {
       adminKey,
       platformClientId: this.flags['platform-client-id'],
       payerId: this.flags['payer-id'],
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['Platform', consent.platform_client_id],

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { resetSandbox, type ResetResult } from '../../lib/api/sandbox.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { requestIdFlag, yesFlag } from '../../lib/flags.js';
+import { adminKeyFlag, requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   static override summary = "Delete your sandbox account's data, or with --all every account's";
@@ -16,7 +16,7 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
 
   static override flags = {
     all: Flags.boolean({ description: 'Reset every account (needs the admin key)' }),
-    'admin-key': Flags.string({ description: "The server's admin key (with --all)", env: 'PAYCTL_ADMIN_KEY' }),
+    'admin-key': adminKeyFlag('with --all'),
     yes: yesFlag(),
     'request-id': requestIdFlag(),
   };
@@ -24,18 +24,11 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   async run(): Promise<ResetResult> {
     const all = this.flags.all;
     const adminKey = all
-      ? await this.requireFlagOrPrompt({
-          flag: 'admin-key',
-          env: 'PAYCTL_ADMIN_KEY',
-          value: this.flags['admin-key'],
-          message: 'Admin key',
-          secret: true,
-        })
+      ? await this.requireAdminKey()
       : undefined;
     const client = this.client({ credentials: !all });
     await this.confirm(all ? `Delete the data of EVERY account on ${client.baseUrl}?` : `Delete all data of your account on ${client.baseUrl}?`);
-    const requestId = this.flags['request-id'];
-    const result = await resetSandbox(client, { ...(adminKey ? { adminKey } : {}), ...(requestId ? { requestId } : {}) });
+    const result = await resetSandbox(client, { ...(adminKey ? { adminKey } : {}), ...this.requestOptions() });
     this.renderDetail([['Reset', result.reset]]);
     return result;
   }

@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import { BaseCommand } from '../../lib/base-command.js';
+import { adminKeyFlag } from '../../lib/flags.js';
 import { loadScenario } from '../../lib/scenario.js';
 import { runScenario, type StepResult } from '../../lib/scenario-runner.js';
 import { keyIdOf } from '../../lib/scenario-summary.js';
@@ -20,7 +21,7 @@ Running the same file again makes nothing twice: each call carries a request id 
   static override args = { file: Args.string({ description: 'Scenario file (.yaml, .yml or .json)', required: true }) };
 
   static override flags = {
-    'admin-key': Flags.string({ description: "The server's admin key (for account and consent steps)", env: 'PAYCTL_ADMIN_KEY' }),
+    'admin-key': adminKeyFlag('for account and consent steps'),
   };
 
   async run(): Promise<{ scenario: string; file: string; steps: StepResult[] }> {

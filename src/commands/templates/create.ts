@@ -46,8 +46,7 @@ Names are unique among your templates.`;
       if (f.note) detail.note = f.note;
       body = { name: f.name, default_template: f.default, template_info: { detail }, ...(f.unit ? { unit_of_measure: f.unit } : {}) };
     }
-    const requestId = f['request-id'];
-    const template = await createTemplate(this.client(), body, requestId ? { requestId } : {});
+    const template = await createTemplate(this.client(), body, this.requestOptions());
     this.renderDetail([
       ['ID', template.id],
       ['Name', template.name],

@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { deleteTemplate } from '../../lib/api/templates.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { templateIdArg } from '../../lib/args.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class TemplatesDelete extends BaseCommand<typeof TemplatesDelete> {
@@ -11,15 +11,11 @@ terminal; scripts pass --yes. The API answers 204 with no body, so --json prints
 
   static override examples = ['<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X', '<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Template id', required: true }) };
+  static override args = { id: templateIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete template ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteTemplate(client, this.args.id, requestId ? { requestId } : {});
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('template', this.args.id, deleteTemplate);
   }
 }

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { getTemplate, type Template } from '../../lib/api/templates.js';
+import { templateIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 
 export default class TemplatesGet extends BaseCommand<typeof TemplatesGet> {
@@ -10,7 +10,7 @@ template, which is also what \`payctl templates update --file\` takes back.`;
 
   static override examples = ['<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X', '<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X --json > template.json'];
 
-  static override args = { id: Args.string({ description: 'Template id', required: true }) };
+  static override args = { id: templateIdArg() };
 
   async run(): Promise<Template> {
     const template = await getTemplate(this.client(), this.args.id);

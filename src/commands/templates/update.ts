@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { replaceTemplate, type Template } from '../../lib/api/templates.js';
+import { templateIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 
@@ -18,7 +19,7 @@ when it is not. Read-only fields in the file (id, links, standard_template) are 
     '<%= config.bin %> <%= command.id %> TEMP-4NH72LU5K4BVW6R2X --file template.json --json',
   ];
 
-  static override args = { id: Args.string({ description: 'Template id', required: true }) };
+  static override args = { id: templateIdArg() };
 
   static override flags = {
     file: Flags.string({ char: 'f', description: 'The complete template as JSON', required: true }),
@@ -45,8 +46,7 @@ when it is not. Read-only fields in the file (id, links, standard_template) are 
     if (typeof (body as { name?: unknown }).name !== 'string') {
       throw new UsageError(`${f.file} has no "name": a replacement must be the whole template; nothing was sent`);
     }
-    const requestId = f['request-id'];
-    const template = await replaceTemplate(this.client(), this.args.id, body, requestId ? { requestId } : {});
+    const template = await replaceTemplate(this.client(), this.args.id, body, this.requestOptions());
     this.renderDetail([
       ['ID', template.id],
       ['Name', template.name],

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import type { TransactionDetail } from '../../lib/api/reporting.js';
 import { BaseCommand } from '../../lib/base-command.js';
-import { currencyFlag, pageFlag, pageSizeFlag } from '../../lib/flags.js';
+import { currencyFlag, givenOptions, pageFlag, pageSizeFlag } from '../../lib/flags.js';
 import { ProgressLine } from '../../lib/render/progress.js';
 import { TRANSACTION_COLUMNS } from '../../lib/render/transactions.js';
 import {
@@ -72,12 +72,14 @@ The API searches at most 31 days at a time: a longer range is cut into 31-day re
       windows,
       all,
       query: {
-        ...(flags.status ? { transaction_status: flags.status } : {}),
-        ...(flags.type ? { transaction_type: flags.type } : {}),
-        ...(flags.amount ? { transaction_amount: amountRange(flags.amount, flags.currency) } : {}),
-        ...(flags.currency ? { transaction_currency: flags.currency } : {}),
-        ...(flags['transaction-id'] ? { transaction_id: flags['transaction-id'] } : {}),
-        ...(flags['page-size'] ? { page_size: flags['page-size'] } : {}),
+        ...givenOptions({
+          transaction_status: flags.status,
+          transaction_type: flags.type,
+          transaction_amount: flags.amount ? amountRange(flags.amount, flags.currency) : undefined,
+          transaction_currency: flags.currency,
+          transaction_id: flags['transaction-id'],
+          page_size: flags['page-size'],
+        }),
         // The API's default is transaction_info only; JSON gets payer, shipping and cart too.
         ...(this.jsonEnabled() ? { fields: 'all' } : {}),
       },

@@ -31,8 +31,7 @@ export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
       throw new UsageError(`--events: ${(error as Error).message}`);
     }
     if (eventTypes.length === 0) throw new UsageError('--events: give at least one event type, or *');
-    const requestId = this.flags['request-id'];
-    const webhook = await createWebhook(client, { url: this.flags.url, eventTypes, ...(requestId ? { requestId } : {}) });
+    const webhook = await createWebhook(client, { url: this.flags.url, eventTypes, ...this.requestOptions() });
     this.renderDetail([
       ['ID', webhook.id],
       ['URL', webhook.url],

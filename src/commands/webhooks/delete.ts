@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { deleteWebhook } from '../../lib/api/webhooks.js';
-import { BaseCommand } from '../../lib/base-command.js';
+import { webhookIdArg } from '../../lib/args.js';
+import { BaseCommand, type Deleted } from '../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../lib/flags.js';
 
 export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
@@ -10,15 +10,11 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> 5GP028458E2496506', '<%= config.bin %> <%= command.id %> 5GP028458E2496506 --yes --json'];
 
-  static override args = { id: Args.string({ description: 'Webhook id', required: true }) };
+  static override args = { id: webhookIdArg() };
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete webhook ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteWebhook(client, this.args.id, requestId ? { requestId } : {});
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('webhook', this.args.id, deleteWebhook);
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { listDeliveries, type DeliveryList } from '../../lib/api/webhooks.js';
 import { BaseCommand } from '../../lib/base-command.js';
+import { givenOptions } from '../../lib/flags.js';
 import { formatDate } from '../../lib/render/format.js';
 
 export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliveries> {
@@ -22,12 +23,7 @@ export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliv
 
   async run(): Promise<DeliveryList> {
     const { event, status } = this.flags;
-    const webhookId = this.flags['webhook-id'];
-    const list = await listDeliveries(this.client(), {
-      ...(event ? { eventId: event } : {}),
-      ...(webhookId ? { webhookId } : {}),
-      ...(status ? { status } : {}),
-    });
+    const list = await listDeliveries(this.client(), givenOptions({ eventId: event, webhookId: this.flags['webhook-id'], status }));
     this.renderTable(list.deliveries, [
       { header: 'Event', value: (d) => d.event_id, id: true },
       { header: 'Type', value: (d) => d.event_type },

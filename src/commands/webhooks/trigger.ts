@@ -41,7 +41,7 @@ Real flows: ${TRIGGERABLE_EVENT_TYPES.join(', ')}.`;
     const client = this.client();
     let event: WebhookEvent;
     if (this.flags.simulate) {
-      event = await simulateEvent(client, { eventType, ...(await this.target(eventType)), ...this.requestId() });
+      event = await simulateEvent(client, { eventType, ...(await this.target(eventType)), ...this.requestOptions() });
     } else {
       if (!TRIGGERABLE_EVENT_TYPES.includes(eventType)) {
         throw new UsageError(`no real flow produces ${eventType} here; pass --simulate for a sample event (real flows: ${TRIGGERABLE_EVENT_TYPES.join(', ')})`);
@@ -56,11 +56,6 @@ Real flows: ${TRIGGERABLE_EVENT_TYPES.join(', ')}.`;
       ['Simulated', this.flags.simulate ? 'yes' : 'no'],
     ]);
     return event;
-  }
-
-  private requestId(): { requestId?: string } {
-    const requestId = this.flags['request-id'];
-    return requestId ? { requestId } : {};
   }
 
   private async target(eventType: string): Promise<{ webhookId?: string; url?: string }> {

@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { UsageError } from '../../lib/api/errors.js';
 import { expandEventTypes, listEventTypes, updateWebhook, type Webhook } from '../../lib/api/webhooks.js';
+import { webhookIdArg } from '../../lib/args.js';
 import { BaseCommand } from '../../lib/base-command.js';
 import { requestIdFlag } from '../../lib/flags.js';
 
@@ -14,7 +15,7 @@ export default class WebhooksUpdate extends BaseCommand<typeof WebhooksUpdate> {
     "<%= config.bin %> <%= command.id %> 5GP028458E2496506 --events 'PAYMENT.*' --json",
   ];
 
-  static override args = { id: Args.string({ description: 'Webhook id', required: true }) };
+  static override args = { id: webhookIdArg() };
 
   static override flags = {
     url: Flags.string({ description: 'New receiver address' }),
@@ -36,11 +37,10 @@ export default class WebhooksUpdate extends BaseCommand<typeof WebhooksUpdate> {
         throw new UsageError(`--events: ${(error as Error).message}`);
       }
     }
-    const requestId = this.flags['request-id'];
     const webhook = await updateWebhook(client, this.args.id, {
       ...(url !== undefined ? { url } : {}),
       ...(eventTypes !== undefined ? { eventTypes } : {}),
-      ...(requestId ? { requestId } : {}),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['ID', webhook.id],

@@ -56,6 +56,11 @@ export function summaryRows(dispute: Dispute, clock: ClockReading = wallClock())
   ];
 }
 
+/** What an action command prints: the headline, then the commands for what can be done next. */
+export function actionRows(dispute: Dispute, clock?: ClockReading): DetailRow[] {
+  return [...summaryRows(dispute, clock), ['Next', nextSteps(dispute).join('\n')]];
+}
+
 interface TimelineEntry {
   time: string;
   who: string;

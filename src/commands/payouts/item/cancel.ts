@@ -30,8 +30,7 @@ Asks for confirmation on a terminal; scripts pass --yes.`;
       const amount = item.payout_item.amount;
       await this.confirm(`Cancel payout item ${id} (${amount.value} ${amount.currency} to ${item.payout_item.receiver}, now ${item.transaction_status})?`);
     }
-    const requestId = this.flags['request-id'];
-    const item = await cancelPayoutItem(client, id, requestId ? { requestId } : {});
+    const item = await cancelPayoutItem(client, id, this.requestOptions());
     this.renderDetail([
       ['Item id', item.payout_item_id],
       ['Status', item.transaction_status, 'status'],

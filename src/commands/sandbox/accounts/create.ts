@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { createSandboxAccount, type SandboxAccount } from '../../../lib/api/sandbox.js';
 import { BaseCommand } from '../../../lib/base-command.js';
-import { requestIdFlag } from '../../../lib/flags.js';
+import { adminKeyFlag, givenOptions, requestIdFlag } from '../../../lib/flags.js';
 
 export default class SandboxAccountsCreate extends BaseCommand<typeof SandboxAccountsCreate> {
   static override summary = 'Create a merchant account with its own client credentials';
@@ -15,22 +15,16 @@ export default class SandboxAccountsCreate extends BaseCommand<typeof SandboxAcc
 
   static override flags = {
     email: Flags.string({ description: 'Email of the new merchant (generated when omitted)' }),
-    'admin-key': Flags.string({ description: "The server's admin key", env: 'PAYCTL_ADMIN_KEY' }),
+    'admin-key': adminKeyFlag(),
     'request-id': requestIdFlag(),
   };
 
   async run(): Promise<SandboxAccount> {
-    const adminKey = await this.requireFlagOrPrompt({
-      flag: 'admin-key',
-      env: 'PAYCTL_ADMIN_KEY',
-      value: this.flags['admin-key'],
-      message: 'Admin key',
-      secret: true,
-    });
+    const adminKey = await this.requireAdminKey();
     const account = await createSandboxAccount(this.client({ credentials: false }), {
       adminKey,
-      ...(this.flags.email ? { email: this.flags.email } : {}),
-      ...(this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {}),
+      ...givenOptions({ email: this.flags.email }),
+      ...this.requestOptions(),
     });
     this.renderDetail([
       ['Payer id', account.payer_id],

@@ -3,7 +3,7 @@ import { openSandboxDispute, type Dispute } from '../../../lib/api/disputes.js';
 import { BaseCommand } from '../../../lib/base-command.js';
 import { DISPUTE_REASONS } from '../../../lib/disputes.js';
 import { amountFlag, currencyFlag, moneyFromFlags, requestIdFlag } from '../../../lib/flags.js';
-import { nextSteps, summaryRows } from '../../../lib/render/disputes.js';
+import { actionRows } from '../../../lib/render/disputes.js';
 
 export default class SandboxDisputeOpen extends BaseCommand<typeof SandboxDisputeOpen> {
   static override summary = 'Open a dispute on one of your captures, as its buyer would (local server)';
@@ -36,9 +36,9 @@ account's clock. Without --amount, what is left of the capture is disputed.`;
         ...(this.flags.amount && this.flags.currency ? { amount: moneyFromFlags(this.flags.amount, this.flags.currency) } : {}),
         ...(this.flags.message ? { message: this.flags.message } : {}),
       },
-      this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
+      this.requestOptions(),
     );
-    this.renderDetail([...summaryRows(dispute, await this.clock()), ['Next', nextSteps(dispute).join('\n')]]);
+    this.renderDetail(actionRows(dispute, await this.clock()));
     return dispute;
   }
 }

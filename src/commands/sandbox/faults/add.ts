@@ -46,7 +46,7 @@ Rules show in the request journal (Fault column); \`payctl sandbox faults list\`
         ...(this.flags.times === undefined ? {} : { times: this.flags.times }),
         respond: this.respond(),
       },
-      this.flags['request-id'] ? { requestId: this.flags['request-id'] } : {},
+      this.requestOptions(),
     );
     this.renderDetail(faultRows(rule));
     return rule;

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { eventResourceId, listEvents, type WebhookEventList } from '../../../lib/api/webhooks.js';
 import { BaseCommand } from '../../../lib/base-command.js';
-import { pageSizeFlag } from '../../../lib/flags.js';
+import { givenOptions, pageSizeFlag } from '../../../lib/flags.js';
 import { formatDate } from '../../../lib/render/format.js';
 
 export default class WebhooksEventsList extends BaseCommand<typeof WebhooksEventsList> {
@@ -26,14 +26,17 @@ export default class WebhooksEventsList extends BaseCommand<typeof WebhooksEvent
 
   async run(): Promise<WebhookEventList> {
     const f = this.flags;
-    const list = await listEvents(this.client(), {
-      ...(f['event-type'] ? { eventType: f['event-type'] } : {}),
-      ...(f['transaction-id'] ? { transactionId: f['transaction-id'] } : {}),
-      ...(f['start-time'] ? { startTime: f['start-time'] } : {}),
-      ...(f['end-time'] ? { endTime: f['end-time'] } : {}),
-      ...(f['page-size'] ? { pageSize: f['page-size'] } : {}),
-      ...(f['page-token'] ? { pageToken: f['page-token'] } : {}),
-    });
+    const list = await listEvents(
+      this.client(),
+      givenOptions({
+        eventType: f['event-type'],
+        transactionId: f['transaction-id'],
+        startTime: f['start-time'],
+        endTime: f['end-time'],
+        pageSize: f['page-size'],
+        pageToken: f['page-token'],
+      }),
+    );
     this.renderTable(list.events, [
       { header: 'ID', value: (event) => event.id },
       { header: 'Time', value: (event) => formatDate(event.create_time) },

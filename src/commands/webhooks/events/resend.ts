@@ -21,9 +21,8 @@ export default class WebhooksEventsResend extends BaseCommand<typeof WebhooksEve
   };
 
   async run(): Promise<WebhookEvent> {
-    const requestId = this.flags['request-id'];
     const webhookIds = this.flags['webhook-id'];
-    const event = await resendEvent(this.client(), this.args.id, { ...(webhookIds ? { webhookIds } : {}), ...(requestId ? { requestId } : {}) });
+    const event = await resendEvent(this.client(), this.args.id, { ...(webhookIds ? { webhookIds } : {}), ...this.requestOptions() });
     this.renderDetail([
       ['Resent', event.id],
       ['Type', event.event_type],

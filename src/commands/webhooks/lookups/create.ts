@@ -14,8 +14,7 @@ already receives its events, so the lookup changes no delivery.`;
   static override flags = { 'request-id': requestIdFlag() };
 
   async run(): Promise<WebhookLookup> {
-    const requestId = this.flags['request-id'];
-    const lookup = await createWebhookLookup(this.client(), requestId ? { requestId } : {});
+    const lookup = await createWebhookLookup(this.client(), this.requestOptions());
     this.renderDetail([
       ['ID', lookup.id],
       ['Client ID', lookup.client_id],

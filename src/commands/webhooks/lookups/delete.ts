@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { deleteWebhookLookup } from '../../../lib/api/webhook-lookups.js';
-import { BaseCommand } from '../../../lib/base-command.js';
+import { BaseCommand, type Deleted } from '../../../lib/base-command.js';
 import { requestIdFlag, yesFlag } from '../../../lib/flags.js';
 
 export default class WebhooksLookupsDelete extends BaseCommand<typeof WebhooksLookupsDelete> {
@@ -15,11 +15,7 @@ answers 204 with no body, so --json prints {"id": ..., "deleted": true}.`;
 
   static override flags = { yes: yesFlag(), 'request-id': requestIdFlag() };
 
-  async run(): Promise<{ id: string; deleted: true }> {
-    const client = this.client();
-    await this.confirm(`Delete webhook lookup ${this.args.id}?`);
-    const requestId = this.flags['request-id'];
-    await deleteWebhookLookup(client, this.args.id, requestId ? { requestId } : {});
-    return this.reportDeleted(this.args.id);
+  async run(): Promise<Deleted> {
+    return this.deleteAfterConfirm('webhook lookup', this.args.id, deleteWebhookLookup);
   }
 }
