@@ -107,6 +107,33 @@ describe('keyed statements', () => {
     expect(await findRow(db, 'settings', { key: 'prep.once' })).toBeUndefined();
   });
 
+  it('reads the same row with forUpdate as without', async () => {
+    await inTransaction(async (trx) => {
+      expect(await findRow(trx, 'settings', { key: 'prep.b' }, { forUpdate: true })).toEqual({ key: 'prep.b', value: 'two' });
+      expect(await findRows(trx, 'settings', { value: 'two' }, { forUpdate: true })).toEqual([{ key: 'prep.b', value: 'two' }]);
+    });
+  });
+
+  // Row locks exist on PostgreSQL only (SQLite's writer holds the whole file).
+  it.runIf(onPostgres)('forUpdate keeps the row locked until the transaction ends', async () => {
+    const lockedElsewhere = (trx: Trx) => trx.selectFrom('settings').selectAll().where('key', '=', 'prep.b').forUpdate().noWait().execute();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = inTransaction(async (trx) => {
+      await findRow(trx, 'settings', { key: 'prep.b' }, { forUpdate: true });
+      holding();
+      await released;
+    });
+    await held;
+    await expect(inTransaction(lockedElsewhere)).rejects.toThrow(/could not obtain lock/);
+    release();
+    await holder;
+    // The same attempt once the holder has committed: the refusal above was the lock.
+    expect(await inTransaction(lockedElsewhere)).toEqual([{ key: 'prep.b', value: 'two' }]);
+  });
+
   it('a transaction handle kept past its COMMIT goes through Kysely again, not straight to the connection', async () => {
     let kept: Trx | undefined;
     await inTransaction(async (trx) => {

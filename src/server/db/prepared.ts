@@ -5,7 +5,7 @@
 // compiled query: inside an open SQLite transaction straight on its connection (driver.ts,
 // runNowInTransaction), otherwise through Kysely's executor (same connection, same dialect).
 
-import type { CompiledQuery, Compilable, Insertable, QueryResult, Selectable, Updateable } from 'kysely';
+import type { CompiledQuery, Compilable, Insertable, QueryResult, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
 import { runNowInTransaction } from './driver.js';
 import type { Database, Db, Queryable } from './schema.js';
 
@@ -159,23 +159,33 @@ export async function insertRow<T extends Table>(db: Queryable, table: T, row: I
   if (result instanceof Promise) await result;
 }
 
+/**
+ * How a read is taken. `forUpdate`: the rows stay locked until the transaction ends, for a
+ * read-check-write (a plain read on SQLite, whose writer holds the file).
+ */
+export interface ReadOptions {
+  forUpdate?: boolean;
+}
+
 /** The rows of `table` whose columns equal `key`'s values (every column selected). */
-export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Array<Row<T>>> {
-  const result = selectByKey(db, table, key);
+export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ReadOptions = {}): Promise<Array<Row<T>>> {
+  const result = selectByKey(db, table, key, options);
   return (result instanceof Promise ? await result : result).rows as Array<Row<T>>;
 }
 
 /** The first row of `table` whose columns equal `key`'s values, or undefined. */
-export async function findRow<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Row<T> | undefined> {
-  const result = selectByKey(db, table, key);
+export async function findRow<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ReadOptions = {}): Promise<Row<T> | undefined> {
+  const result = selectByKey(db, table, key, options);
   return (result instanceof Promise ? await result : result).rows[0] as Row<T> | undefined;
 }
 
-function selectByKey<T extends Table>(db: Queryable, table: T, key: Key<T>): QueryResult<unknown> | Promise<QueryResult<unknown>> {
+function selectByKey<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ReadOptions): QueryResult<unknown> | Promise<QueryResult<unknown>> {
   const columns = keyColumnsOf(table, key as Record<string, unknown>);
-  const statement = cached(`select|${table}|${columns.join(',')}`, (base, arg) =>
-    whereAll(base.selectFrom(table as Table).selectAll() as never, columns, '', arg),
-  );
+  const forUpdate = options.forUpdate === true;
+  const statement = cached(`select|${table}|${columns.join(',')}|${forUpdate ? 'for update' : ''}`, (base, arg) => {
+    const query = whereAll(base.selectFrom(table as Table).selectAll() as never as SelectQueryBuilder<Database, Table, object>, columns, '', arg);
+    return forUpdate ? query.forUpdate() : query;
+  });
   return statement.run(db, key as Args);
 }
 

@@ -8,6 +8,7 @@ import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
 import { amountOf } from './amounts.js';
+import { loadCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
 import { captureDetailsSchema, presentRefund, type Refund, type RefundDetails } from './present.js';
@@ -70,8 +71,7 @@ async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body
 export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Refund> {
   // Lock order: the account (a new invoice_id is checked unused), the capture, then the balance.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
-  const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
-  if (!row) throw notFound('capture', captureId);
+  const row = await loadCapture(ctx, captureId, { forUpdate: true });
   const status = captureStatusOf(row.status);
   assertNotReversed(status, row.status_reason);
   assertCaptureCanTransition('refund', status, 'REFUNDED');

@@ -1,6 +1,6 @@
 // Authorizations, captures and refunds in storage. Every query is scoped by account_id.
 
-import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
+import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface AuthorizationRow {
@@ -82,17 +82,8 @@ export async function insertAuthorization(db: Queryable, row: AuthorizationRow):
   await insertRow(db, 'authorizations', row);
 }
 
-export function findAuthorization(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
-  return findRow(db, 'authorizations', { account_id: accountId, id });
-}
-
-const authorizationForUpdate = prepared<{ accountId: string; id: string }, AuthorizationRow>((db, arg) =>
-  db.selectFrom('authorizations').selectAll().where('account_id', '=', arg('accountId')).where('id', '=', arg('id')).forUpdate(),
-);
-
-/** The authorization, locked until the transaction ends (a plain read on SQLite, whose writer holds the file). */
-export function findAuthorizationForUpdate(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
-  return authorizationForUpdate.first(db, { accountId, id });
+export function findAuthorization(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<AuthorizationRow | undefined> {
+  return findRow(db, 'authorizations', { account_id: accountId, id }, options);
 }
 
 export async function updateAuthorization(db: Queryable, accountId: string, id: string, changes: Changes<AuthorizationRow>): Promise<void> {
@@ -155,17 +146,8 @@ export async function insertCapture(db: Queryable, row: CaptureRow): Promise<voi
   await insertRow(db, 'captures', row);
 }
 
-export function findCaptureRow(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
-  return findRow(db, 'captures', { account_id: accountId, id });
-}
-
-const captureForUpdate = prepared<{ accountId: string; id: string }, CaptureRow>((db, arg) =>
-  db.selectFrom('captures').selectAll().where('account_id', '=', arg('accountId')).where('id', '=', arg('id')).forUpdate(),
-);
-
-/** The capture, locked until the transaction ends. */
-export function findCaptureForUpdate(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
-  return captureForUpdate.first(db, { accountId, id });
+export function findCaptureRow(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<CaptureRow | undefined> {
+  return findRow(db, 'captures', { account_id: accountId, id }, options);
 }
 
 export async function updateCapture(db: Queryable, accountId: string, id: string, changes: Changes<CaptureRow>): Promise<void> {
