@@ -3,7 +3,7 @@
 
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
+import { findRow, findRows, insertRow, prepared, rowExists, updateRows } from '../../src/server/db/prepared.js';
 import { runNowInTransaction } from '../../src/server/db/driver.js';
 import type { Db, Trx } from '../../src/server/db/schema.js';
 import { onPostgres } from '../helpers/postgres.js';
@@ -105,6 +105,15 @@ describe('keyed statements', () => {
     });
     await expect(outcome).rejects.toThrow('roll back');
     expect(await findRow(db, 'settings', { key: 'prep.once' })).toBeUndefined();
+  });
+
+  it('tells whether a row with the key exists, and orders the rows it finds', async () => {
+    expect(await rowExists(db, 'settings', { key: 'prep.b' })).toBe(true);
+    expect(await rowExists(db, 'settings', { key: 'prep.b', value: 'one' })).toBe(false);
+    await expect(rowExists(db, 'settings', {})).rejects.toThrow(/at least one column/);
+    await insertRow(db, 'settings', { key: 'prep.order.b', value: 'same' });
+    await insertRow(db, 'settings', { key: 'prep.order.a', value: 'same' });
+    expect((await findRows(db, 'settings', { value: 'same' }, { orderBy: ['key'] })).map((row) => row.key)).toEqual(['prep.order.a', 'prep.order.b']);
   });
 
   it('reads the same row with forUpdate as without', async () => {

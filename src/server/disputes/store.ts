@@ -1,5 +1,6 @@
 // Disputes and their documents in storage. Every query is scoped by account_id.
 
+import { newestFirstPage, whereGiven } from '../db/list-query.js';
 import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 
@@ -81,20 +82,11 @@ export interface ListFilter {
 
 /** Newest first, by (create_time, id), one page at a time without offsets. */
 export function listDisputes(db: Queryable, accountId: string, filter: ListFilter): Promise<DisputeRow[]> {
-  let query = db.selectFrom('disputes').selectAll().where('account_id', '=', accountId);
-  if (filter.captureId !== undefined) query = query.where('capture_id', '=', filter.captureId);
+  let query = whereGiven(db.selectFrom('disputes').selectAll().where('account_id', '=', accountId), { capture_id: filter.captureId });
   if (filter.startTime !== undefined) query = query.where('create_time', '>=', filter.startTime);
   if (filter.states && filter.states.length > 0) query = query.where('dispute_state', 'in', [...filter.states]);
-  const after = filter.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('create_time', '<', after.createTime),
-        eb.and([eb('create_time', '=', after.createTime), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  return query.orderBy('create_time', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  const end = filter.after && { createTime: filter.after.createTime, tie: filter.after.id };
+  return newestFirstPage(query, 'id', end, filter.limit).execute();
 }
 
 /** Ids of the account's disputes with a deadline at or before `now`. */

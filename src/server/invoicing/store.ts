@@ -2,7 +2,7 @@
 // the owning account; cross-account lookups only ever answer "exists elsewhere", never the row.
 
 import { sql } from 'kysely';
-import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
+import { findRow, insertRow, rowExists, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
 import { listIndexOf, seekFrom } from './page-index.js';
@@ -77,9 +77,8 @@ export function findTemplate(db: Queryable, accountId: string, id: string): Prom
 }
 
 /** Whether a template with this id exists for any account (to tell 403 from 404). */
-export async function templateExists(db: Queryable, id: string): Promise<boolean> {
-  const row = await db.selectFrom('invoice_templates').select('id').where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+export function templateExists(db: Queryable, id: string): Promise<boolean> {
+  return rowExists(db, 'invoice_templates', { id });
 }
 
 export function findTemplateByName(db: Queryable, accountId: string, name: string): Promise<{ id: string } | undefined> {
@@ -158,9 +157,9 @@ export function findInvoiceForPayer(db: Queryable, id: string): Promise<InvoiceR
   return db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function invoiceExists(db: Queryable, id: string): Promise<boolean> {
-  const row = await db.selectFrom('invoices').select('id').where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+/** Whether an invoice with this id exists for any account (to tell 403 from 404). */
+export function invoiceExists(db: Queryable, id: string): Promise<boolean> {
+  return rowExists(db, 'invoices', { id });
 }
 
 export function findInvoiceByNumber(db: Queryable, accountId: string, number: string): Promise<{ id: string } | undefined> {

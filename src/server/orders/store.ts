@@ -1,7 +1,7 @@
 // Checkout orders in storage. Queries are scoped by account_id, except the payer's approval page,
 // which finds an order by its (unguessable) id as the real approve link does.
 
-import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
+import { findRow, findRows, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface OrderRow {
@@ -74,14 +74,7 @@ export function findTracker(db: Queryable, accountId: string, orderId: string, i
 }
 
 export function trackersOfOrder(db: Queryable, accountId: string, orderId: string): Promise<TrackerRow[]> {
-  return db
-    .selectFrom('order_trackers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('order_id', '=', orderId)
-    .orderBy('create_time')
-    .orderBy('id')
-    .execute();
+  return findRows(db, 'order_trackers', { account_id: accountId, order_id: orderId }, { orderBy: ['create_time', 'id'] });
 }
 
 export async function updateTracker(

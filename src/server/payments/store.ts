@@ -1,6 +1,6 @@
 // Authorizations, captures and refunds in storage. Every query is scoped by account_id.
 
-import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
+import { findRow, findRows, insertRow, rowExists, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface AuthorizationRow {
@@ -91,13 +91,7 @@ export async function updateAuthorization(db: Queryable, accountId: string, id: 
 }
 
 export function authorizationsOfOrder(db: Queryable, accountId: string, orderId: string): Promise<AuthorizationRow[]> {
-  return db
-    .selectFrom('authorizations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('order_id', '=', orderId)
-    .orderBy('seq')
-    .execute();
+  return findRows(db, 'authorizations', { account_id: accountId, order_id: orderId }, { orderBy: ['seq'] });
 }
 
 /** Authorizations still open whose expiration time has passed on the account's clock. */
@@ -130,14 +124,8 @@ export async function earliestOpenExpiry(db: Queryable, accountId: string, openS
   return row?.expiration_time ?? null;
 }
 
-export async function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('authorizations')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
-    .executeTakeFirst();
-  return row !== undefined;
+export function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  return rowExists(db, 'authorizations', { account_id: accountId, invoice_id: invoiceId });
 }
 
 // Captures
@@ -155,7 +143,7 @@ export async function updateCapture(db: Queryable, accountId: string, id: string
 }
 
 export function capturesOfOrder(db: Queryable, accountId: string, orderId: string): Promise<CaptureRow[]> {
-  return db.selectFrom('captures').selectAll().where('account_id', '=', accountId).where('order_id', '=', orderId).orderBy('seq').execute();
+  return findRows(db, 'captures', { account_id: accountId, order_id: orderId }, { orderBy: ['seq'] });
 }
 
 export async function captureInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
@@ -190,14 +178,8 @@ export function refundsOfCaptures(db: Queryable, accountId: string, captureIds: 
     .execute();
 }
 
-export async function refundInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('refunds')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
-    .executeTakeFirst();
-  return row !== undefined;
+export function refundInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  return rowExists(db, 'refunds', { account_id: accountId, invoice_id: invoiceId });
 }
 
 /** Deletes the account's payments (for POST /_payctl/reset). */
