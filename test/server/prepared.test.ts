@@ -111,9 +111,9 @@ describe('keyed statements', () => {
     expect(await rowExists(db, 'settings', { key: 'prep.b' })).toBe(true);
     expect(await rowExists(db, 'settings', { key: 'prep.b', value: 'one' })).toBe(false);
     await expect(rowExists(db, 'settings', {})).rejects.toThrow(/at least one column/);
-    await insertRow(db, 'settings', { key: 'prep.order.b', value: 'same' });
-    await insertRow(db, 'settings', { key: 'prep.order.a', value: 'same' });
-    expect((await findRows(db, 'settings', { value: 'same' }, { orderBy: ['key'] })).map((row) => row.key)).toEqual(['prep.order.a', 'prep.order.b']);
+    await insertRow(db, 'settings', { key: 'ordered.b', value: 'same' });
+    await insertRow(db, 'settings', { key: 'ordered.a', value: 'same' });
+    expect((await findRows(db, 'settings', { value: 'same' }, { orderBy: ['key'] })).map((row) => row.key)).toEqual(['ordered.a', 'ordered.b']);
   });
 
   it('reads the same row with forUpdate as without', async () => {
