@@ -7,6 +7,7 @@
 // before its renewal), dispute, capture, invoice, payout batch, balance rows (by currency). A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
+import { markTransactionScope } from './driver.js';
 import type { Db, Queryable, Trx } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -146,6 +147,20 @@ export function runBeforeCommit(trx: Trx, commitWith?: CommitWith): Promise<void
   const steps = beforeCommitSteps.get(trx);
   if (steps === undefined || steps.size === 0) return undefined;
   return runSteps(trx, steps, commitWith);
+}
+
+/**
+ * Adapters: the body of a transaction `Storage.transaction` opened: `work` in the transaction's
+ * scope, then the before-commit steps it registered (the last one with `commitWith`, if given).
+ */
+export function runTransactionBody<T>(trx: Trx, work: (trx: Trx) => Promise<T>, commitWith?: CommitWith): Promise<T> {
+  openBeforeCommit(trx);
+  return markTransactionScope(async () => {
+    const result = await work(trx);
+    const steps = runBeforeCommit(trx, commitWith);
+    if (steps !== undefined) await steps;
+    return result;
+  });
 }
 
 /** An adapter's way to run a last step's SQL text and COMMIT in one message. */

@@ -1,9 +1,9 @@
 // Storage of subscriptions, deliveries (and their leases), attempts and the outbox fan-out. Every query names its account.
 
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { newestFirstPage, whereGiven } from '../db/list-query.js';
 import { findRow, insertRow, prepared, rowExists, updateRows } from '../db/prepared.js';
-import type { Queryable, WithSeq } from '../db/schema.js';
+import type { Database, Queryable, WithSeq } from '../db/schema.js';
 import type { DeliveryStatus } from './states.js';
 
 export interface SubscriptionRow {
@@ -432,19 +432,11 @@ export async function deleteAccountDeliveries(db: Queryable, accountId: string):
 
 // ---- event history
 
-export interface EventRow {
-  seq: bigint | null;
-  id: string;
-  account_id: string;
-  event_type: string;
-  resource_type: string;
-  resource_id: string;
-  create_time: string;
-  body: string;
-}
+/** An event as the history reads it: the outbox's row (db/schema.ts), all columns. */
+export type EventRow = Selectable<Database['events']>;
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'events', { account_id: accountId, id });
 }
 
 export interface EventFilter {
