@@ -24,8 +24,8 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
-import { prefixedId } from '../core/ids.js';
 import { newLeaseOwner } from '../db/job-leases.js';
+import { eventTarget, newDelivery } from './delivery-rows.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
 import { ATTEMPT_TIMEOUT_MS, attemptRecord, loadUndici, postDelivery, type Finished } from './attempt.js';
@@ -229,28 +229,7 @@ export class Dispatcher {
     const resource = (JSON.parse(event.body) as { resource?: unknown }).resource;
     const path = receiverPath(event.event_type, event.resource_type, event.resource_id, resource);
     const now = isoMillis(this.deps.clock.now(event.account_id));
-    return matching.map((sub) => ({
-      id: prefixedId(this.deps.ids, 'DLV', 20),
-      account_id: event.account_id,
-      event_id: event.id,
-      event_seq: event.seq,
-      event_type: event.event_type,
-      resource_id: event.resource_id,
-      webhook_id: sub.id,
-      signing_webhook_id: sub.id,
-      target_url: null,
-      receiver_path: path,
-      cert_base_url: sub.base_url,
-      kind: 'EVENT',
-      mock_body: null,
-      status: 'PENDING',
-      attempt_count: 0n,
-      next_attempt_at: now,
-      last_status_code: null,
-      last_error: null,
-      create_time: now,
-      update_time: now,
-    }));
+    return matching.map((sub) => newDelivery(this.deps.ids, event.account_id, now, eventTarget(event, sub, path, 'EVENT')));
   }
 
   /**

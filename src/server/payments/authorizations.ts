@@ -7,7 +7,7 @@ import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import type { ReadOptions } from '../db/prepared.js';
 import { notFound, serviceError } from '../http/errors.js';
-import { amountOf, checkBreakdown } from './amounts.js';
+import { amountInCurrencyOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { authorizationAt, presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Authorization, type Capture, type CardChecks } from './present.js';
@@ -121,15 +121,10 @@ interface CaptureRequest {
 
 function requestedCapture(row: store.AuthorizationRow, body: CaptureBody): CaptureRequest {
   if (!body.amount) return { amountMinor: row.amount_minor - row.captured_minor, breakdown: undefined };
-  if (body.amount.currency_code !== row.currency) {
-    throw serviceError(
-      'UNPROCESSABLE_ENTITY',
-      'AUTH_CAPTURE_CURRENCY_MISMATCH',
-      `The capture must be in the authorization's currency (${row.currency}).`,
-      { field: '/amount/currency_code', value: body.amount.currency_code },
-    );
-  }
-  const amountMinor = amountOf(body.amount, '/amount');
+  const amountMinor = amountInCurrencyOf(body.amount, row.currency, {
+    issue: 'AUTH_CAPTURE_CURRENCY_MISMATCH',
+    description: `The capture must be in the authorization's currency (${row.currency}).`,
+  });
   checkBreakdown(body.amount, '/amount', amountMinor);
   return { amountMinor, breakdown: body.amount.breakdown as Record<string, Money> | undefined };
 }
@@ -261,13 +256,10 @@ export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, 
       `The authorization is still in its honour period until ${row.honor_expiration_time}; reauthorize after that and before ${row.expiration_time}.`,
     );
   }
-  if (body.amount.currency_code !== row.currency) {
-    throw serviceError('UNPROCESSABLE_ENTITY', 'AUTH_CURRENCY_MISMATCH', `The amount must be in ${row.currency}.`, {
-      field: '/amount/currency_code',
-      value: body.amount.currency_code,
-    });
-  }
-  const amountMinor = amountOf(body.amount, '/amount');
+  const amountMinor = amountInCurrencyOf(body.amount, row.currency, {
+    issue: 'AUTH_CURRENCY_MISMATCH',
+    description: `The amount must be in ${row.currency}.`,
+  });
   const percent = BigInt(ctx.deps.config.overCapturePercent);
   if (amountMinor * 100n > row.amount_minor * percent) {
     throw serviceError(
