@@ -47,10 +47,18 @@ export function writeEventIn(ctx: ServiceContext, event: NewEvent): Promise<Even
   return writeEvent(ctx.db, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl }, event);
 }
 
+/** An event's links in the webhooks-events API: itself, and its resend. */
+export function eventLinks(baseUrl: string, id: string): EventLink[] {
+  const self = `${baseUrl}/v1/notifications/webhooks-events/${id}`;
+  return [
+    { href: self, rel: 'self', method: 'GET' },
+    { href: `${self}/resend`, rel: 'resend', method: 'POST' },
+  ];
+}
+
 /** Writes one event to the outbox on `db` (which should be the request's transaction). */
 export async function writeEvent(db: Queryable, ctx: EventContext, event: NewEvent): Promise<EventEnvelope> {
   const id = prefixedId(ctx.ids, 'WH', 20);
-  const eventUrl = `${ctx.baseUrl}/v1/notifications/webhooks-events/${id}`;
   const envelope: EventEnvelope = {
     id,
     event_version: event.eventVersion ?? '1.0',
@@ -60,10 +68,7 @@ export async function writeEvent(db: Queryable, ctx: EventContext, event: NewEve
     event_type: event.eventType,
     summary: event.summary,
     resource: event.resource,
-    links: [
-      { href: eventUrl, rel: 'self', method: 'GET' },
-      { href: `${eventUrl}/resend`, rel: 'resend', method: 'POST' },
-    ],
+    links: eventLinks(ctx.baseUrl, id),
   };
   await insertRow(db, 'events', {
     id,

@@ -2,7 +2,7 @@
 
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import type { EventEnvelope } from '../core/events.js';
+import { eventLinks, type EventEnvelope } from '../core/events.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { eventTarget, newDelivery } from './delivery-rows.js';
@@ -137,7 +137,6 @@ export async function simulateEvent(ctx: ServiceContext, input: SimulateInput): 
   }
   const sample = sampleResource(input.event_type, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl });
   const id = mockEventId(ctx.deps.ids);
-  const self = `${ctx.baseUrl}${EVENTS}/${id}`;
   const envelope: EventEnvelope = {
     id,
     event_version: '1.0',
@@ -147,10 +146,7 @@ export async function simulateEvent(ctx: ServiceContext, input: SimulateInput): 
     event_type: input.event_type,
     summary: sample.summary,
     resource: sample.resource,
-    links: [
-      { href: self, rel: 'self', method: 'GET' },
-      { href: `${self}/resend`, rel: 'resend', method: 'POST' },
-    ],
+    links: eventLinks(ctx.baseUrl, id),
   };
   const row = newDelivery(ctx.deps.ids, ctx.accountId, isoMillis(ctx.now), {
     event_id: id,

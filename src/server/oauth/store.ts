@@ -1,6 +1,6 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
-import { findRow } from '../db/prepared.js';
+import { findRow, insertRow, updateRows } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
 
 export type AccountRow = Database['accounts'];
@@ -51,7 +51,7 @@ export async function updateAppCredentials(db: Queryable, appId: string, clientI
 }
 
 export async function setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void> {
-  await db.updateTable('accounts').set({ clock_offset_ms: offsetMs }).where('id', '=', accountId).execute();
+  await updateRows(db, 'accounts', { id: accountId }, { clock_offset_ms: offsetMs });
 }
 
 /** Moves the account's clock offset by `byMs` in one statement (no read-modify-write); the new offset, or undefined for no such account. */
@@ -75,13 +75,13 @@ export function findClockOffset(db: Queryable, accountId: string): Promise<bigin
 }
 
 export async function setKycStatus(db: Queryable, accountId: string, status: string): Promise<void> {
-  await db.updateTable('accounts').set({ kyc_status: status }).where('id', '=', accountId).execute();
+  await updateRows(db, 'accounts', { id: accountId }, { kyc_status: status });
 }
 
 export type TokenRow = Database['access_tokens'];
 
 export async function insertToken(db: Queryable, token: TokenRow): Promise<void> {
-  await db.insertInto('access_tokens').values(token).execute();
+  await insertRow(db, 'access_tokens', token);
 }
 
 /** A token with its app and its account's clock offset (read with the token, so each request's clock is the database's). */
@@ -127,13 +127,8 @@ export async function consentedClockOffset(db: Queryable, platformClientId: stri
   return row?.clock_offset_ms;
 }
 
-export function getSetting(db: Queryable, key: string): Promise<string | undefined> {
-  return db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', key)
-    .executeTakeFirst()
-    .then((row) => row?.value);
+export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  return (await findRow(db, 'settings', { key }))?.value;
 }
 
 export async function putSetting(db: Queryable, key: string, value: string): Promise<void> {
