@@ -171,7 +171,7 @@ describe('get, replace, delete', () => {
     expect(response.body.amount.value).toBe('7.50');
     expect(response.body.invoicer).toBeUndefined();
     expect(response.body.detail.note).toBeUndefined();
-    const events = await server.server.db.selectFrom('events').select('event_type').where('resource_id', '=', created.id).execute();
+    const events = await server.server.db.selectFrom('events').select('event_type').where('resource_id', '=', created.id).orderBy('seq').execute();
     expect(events.map((event) => event.event_type)).toEqual(['INVOICING.INVOICE.CREATED', 'INVOICING.INVOICE.UPDATED']);
   });
 

@@ -3,7 +3,7 @@
 
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { findRow, findRows, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
+import { findRow, findRows, insertRow, prepared, rowExists, updateRows } from '../../src/server/db/prepared.js';
 import { runNowInTransaction } from '../../src/server/db/driver.js';
 import type { Db, Trx } from '../../src/server/db/schema.js';
 import { onPostgres } from '../helpers/postgres.js';
@@ -105,6 +105,42 @@ describe('keyed statements', () => {
     });
     await expect(outcome).rejects.toThrow('roll back');
     expect(await findRow(db, 'settings', { key: 'prep.once' })).toBeUndefined();
+  });
+
+  it('tells whether a row with the key exists, and orders the rows it finds', async () => {
+    expect(await rowExists(db, 'settings', { key: 'prep.b' })).toBe(true);
+    expect(await rowExists(db, 'settings', { key: 'prep.b', value: 'one' })).toBe(false);
+    await expect(rowExists(db, 'settings', {})).rejects.toThrow(/at least one column/);
+    await insertRow(db, 'settings', { key: 'ordered.b', value: 'same' });
+    await insertRow(db, 'settings', { key: 'ordered.a', value: 'same' });
+    expect((await findRows(db, 'settings', { value: 'same' }, { orderBy: ['key'] })).map((row) => row.key)).toEqual(['ordered.a', 'ordered.b']);
+  });
+
+  it('reads the same row with forUpdate as without', async () => {
+    await inTransaction(async (trx) => {
+      expect(await findRow(trx, 'settings', { key: 'prep.b' }, { forUpdate: true })).toEqual({ key: 'prep.b', value: 'two' });
+      expect(await findRows(trx, 'settings', { value: 'two' }, { forUpdate: true })).toEqual([{ key: 'prep.b', value: 'two' }]);
+    });
+  });
+
+  // Row locks exist on PostgreSQL only (SQLite's writer holds the whole file).
+  it.runIf(onPostgres)('forUpdate keeps the row locked until the transaction ends', async () => {
+    const lockedElsewhere = (trx: Trx) => trx.selectFrom('settings').selectAll().where('key', '=', 'prep.b').forUpdate().noWait().execute();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = inTransaction(async (trx) => {
+      await findRow(trx, 'settings', { key: 'prep.b' }, { forUpdate: true });
+      holding();
+      await released;
+    });
+    await held;
+    await expect(inTransaction(lockedElsewhere)).rejects.toThrow(/could not obtain lock/);
+    release();
+    await holder;
+    // The same attempt once the holder has committed: the refusal above was the lock.
+    expect(await inTransaction(lockedElsewhere)).toEqual([{ key: 'prep.b', value: 'two' }]);
   });
 
   it('a transaction handle kept past its COMMIT goes through Kysely again, not straight to the connection', async () => {

@@ -57,10 +57,18 @@ export function writeEventIn<R extends object>(ctx: ServiceContext, event: NewEv
   return writeEvent(ctx.db, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl }, event);
 }
 
+/** An event's links in the webhooks-events API: itself, and its resend. */
+export function eventLinks(baseUrl: string, id: string): EventLink[] {
+  const self = `${baseUrl}/v1/notifications/webhooks-events/${id}`;
+  return [
+    { href: self, rel: 'self', method: 'GET' },
+    { href: `${self}/resend`, rel: 'resend', method: 'POST' },
+  ];
+}
+
 /** Writes one event to the outbox on `db` (which should be the request's transaction). */
 export async function writeEvent<R extends object>(db: Queryable, ctx: EventContext, event: NewEvent<R>): Promise<EventEnvelope<R>> {
   const id = prefixedId(ctx.ids, 'WH', 20);
-  const eventUrl = `${ctx.baseUrl}/v1/notifications/webhooks-events/${id}`;
   const envelope: EventEnvelope<R> = {
     id,
     event_version: event.eventVersion ?? '1.0',
@@ -70,10 +78,7 @@ export async function writeEvent<R extends object>(db: Queryable, ctx: EventCont
     event_type: event.eventType,
     summary: event.summary,
     resource: event.resource,
-    links: [
-      { href: eventUrl, rel: 'self', method: 'GET' },
-      { href: `${eventUrl}/resend`, rel: 'resend', method: 'POST' },
-    ],
+    links: eventLinks(ctx.baseUrl, id),
   };
   await insertRow(db, 'events', {
     id,

@@ -6,7 +6,7 @@
 import { CompiledQuery } from 'kysely';
 import { markTransactionScope, runNowInTransaction } from './driver.js';
 import type { Db, Trx } from './schema.js';
-import { discardBeforeCommit, openBeforeCommit, runBeforeCommit } from './storage.js';
+import { discardBeforeCommit, openBeforeCommit, runBeforeCommit, runTransactionBody } from './storage.js';
 
 export type TransactionWork<T> = (trx: Trx) => Promise<T>;
 
@@ -97,15 +97,7 @@ export function createGroupCommitter(db: Db, enabled: boolean): Committer {
     run<T>(work: TransactionWork<T>): Promise<T> {
       if (!enabled) {
         requests += 1;
-        return db.transaction().execute((trx) => {
-          openBeforeCommit(trx);
-          return markTransactionScope(async () => {
-            const value = await work(trx);
-            const steps = runBeforeCommit(trx);
-            if (steps !== undefined) await steps;
-            return value;
-          });
-        }).then((value) => {
+        return db.transaction().execute((trx) => runTransactionBody(trx, work)).then((value) => {
           batches += 1;
           return value;
         });

@@ -15,12 +15,12 @@ import {
 } from 'kysely';
 import { databaseForDisplay } from '../../lib/database-url.js';
 import { DatabaseSetupError } from './connection.js';
-import { inTransactionScope, markTransactionScope } from './driver.js';
+import { inTransactionScope } from './driver.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import { openBeforeCommit, runBeforeCommit, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
+import { runTransactionBody, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 export const MINIMUM_SERVER_VERSION = 150000;
@@ -269,13 +269,7 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
         if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
-        openBeforeCommit(trx);
-        return markTransactionScope(async () => {
-          const result = await work(trx);
-          const steps = runBeforeCommit(trx, commitWithStatements);
-          if (steps !== undefined) await steps;
-          return result;
-        });
+        return runTransactionBody(trx, work, commitWithStatements);
       });
   const storage: Storage = {
     dialect: 'postgres',

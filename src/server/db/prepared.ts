@@ -5,7 +5,7 @@
 // compiled query: inside an open SQLite transaction straight on its connection (driver.ts,
 // runNowInTransaction), otherwise through Kysely's executor (same connection, same dialect).
 
-import type { CompiledQuery, Compilable, Insertable, QueryResult, Selectable, Updateable } from 'kysely';
+import { sql, type CompiledQuery, type Compilable, type Insertable, type QueryResult, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import { runNowInTransaction } from './driver.js';
 import type { Database, Db, Queryable } from './schema.js';
 
@@ -166,24 +166,53 @@ export async function insertRow<T extends Table>(db: Queryable, table: T, row: I
   if (result instanceof Promise) await result;
 }
 
+/**
+ * How a read is taken. `forUpdate`: the rows stay locked until the transaction ends, for a
+ * read-check-write (a plain read on SQLite, whose writer holds the file).
+ */
+export interface ReadOptions {
+  forUpdate?: boolean;
+}
+
+/** `findRows`'s order: columns, each ascending. */
+export interface ListOptions<T extends Table> extends ReadOptions {
+  orderBy?: ReadonlyArray<keyof Row<T> & string>;
+}
+
 /** The rows of `table` whose columns equal `key`'s values (every column selected). */
-export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Array<Row<T>>> {
-  const result = selectByKey(db, table, key);
+export async function findRows<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ListOptions<T> = {}): Promise<Array<Row<T>>> {
+  const result = selectByKey(db, table, key, options);
   return (result instanceof Promise ? await result : result).rows as Array<Row<T>>;
 }
 
 /** The first row of `table` whose columns equal `key`'s values, or undefined. */
-export async function findRow<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<Row<T> | undefined> {
-  const result = selectByKey(db, table, key);
+export async function findRow<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ReadOptions = {}): Promise<Row<T> | undefined> {
+  const result = selectByKey(db, table, key, options);
   return (result instanceof Promise ? await result : result).rows[0] as Row<T> | undefined;
 }
 
-function selectByKey<T extends Table>(db: Queryable, table: T, key: Key<T>): QueryResult<unknown> | Promise<QueryResult<unknown>> {
+function selectByKey<T extends Table>(db: Queryable, table: T, key: Key<T>, options: ListOptions<T>): QueryResult<unknown> | Promise<QueryResult<unknown>> {
   const columns = keyColumnsOf(table, key as Record<string, unknown>);
-  const statement = cached(`select|${table}|${columns.join(',')}`, (base, arg) =>
-    whereAll(base.selectFrom(table as Table).selectAll() as never, columns, '', arg),
-  );
+  const forUpdate = options.forUpdate === true;
+  const order: readonly string[] = options.orderBy ?? [];
+  const statement = cached(`select|${table}|${columns.join(',')}|${order.join(',')}|${forUpdate ? 'for update' : ''}`, (base, arg) => {
+    let query = whereAll(base.selectFrom(table as Table).selectAll() as never as SelectQueryBuilder<Database, Table, object>, columns, '', arg);
+    for (const column of order) query = query.orderBy(sql.ref(column));
+    return forUpdate ? query.forUpdate() : query;
+  });
   return statement.run(db, key as Args);
+}
+
+/** Whether any row of `table` has columns equal to `key`'s values (reads no row, stops at the first). */
+export async function rowExists<T extends Table>(db: Queryable, table: T, key: Key<T>): Promise<boolean> {
+  const columns = keyColumnsOf(table, key as Record<string, unknown>);
+  const statement = cached(`exists|${table}|${columns.join(',')}`, (base, arg) =>
+    whereAll(base.selectFrom(table as Table).select(sql.lit(1).as('found')) as never as SelectQueryBuilder<Database, Table, object>, columns, '', arg).limit(
+      sql.lit(1),
+    ),
+  );
+  const result = statement.run(db, key as Args);
+  return (result instanceof Promise ? await result : result).rows.length > 0;
 }
 
 /** Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values; the count changed. */

@@ -2,13 +2,12 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { markTransactionScope } from './driver.js';
 import { dataGeneration } from './generation.js';
 import { createGroupCommitter } from './group-commit.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Db, Trx } from './schema.js';
-import { openBeforeCommit, runBeforeCommit, type AuditEngine, type Storage, type TxOptions } from './storage.js';
+import { runTransactionBody, type AuditEngine, type Storage, type TxOptions } from './storage.js';
 
 export interface SqliteStorageOptions {
   groupCommit: boolean;
@@ -80,15 +79,7 @@ export function createSqliteStorage(db: Db, options: SqliteStorageOptions): Stor
       // The driver maps `serializable` to BEGIN IMMEDIATE (driver.ts beginTransaction).
       const run = () => {
         const builder = opts.exclusive !== undefined ? db.transaction().setIsolationLevel('serializable') : db.transaction();
-        return builder.execute((trx) => {
-          openBeforeCommit(trx);
-          return markTransactionScope(async () => {
-            const result = await work(trx);
-            const steps = runBeforeCommit(trx);
-            if (steps !== undefined) await steps;
-            return result;
-          });
-        });
+        return builder.execute((trx) => runTransactionBody(trx, work));
       };
       // SQLITE_BUSY (another process held the write lock past busy_timeout) or BUSY_SNAPSHOT (a
       // deferred transaction's read snapshot went stale before it wrote): a fresh try can succeed.

@@ -8,6 +8,7 @@
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
 import type { CompiledQuery } from 'kysely';
+import { markTransactionScope } from './driver.js';
 import type { PreparedStatement } from './prepared.js';
 import type { Db, Queryable, Trx } from './schema.js';
 
@@ -148,6 +149,21 @@ export function runBeforeCommit(trx: Trx, commitWith?: CommitWith): Promise<void
   const steps = beforeCommitSteps.get(trx);
   if (steps === undefined || steps.size === 0) return undefined;
   return runSteps(trx, steps, commitWith);
+}
+
+/**
+ * Adapters: the body of a transaction `Storage.transaction` opened: `work` in the transaction's
+ * scope, then the before-commit steps it registered (sent with the COMMIT through `commitWith`, if
+ * given and they allow it).
+ */
+export function runTransactionBody<T>(trx: Trx, work: (trx: Trx) => Promise<T>, commitWith?: CommitWith): Promise<T> {
+  openBeforeCommit(trx);
+  return markTransactionScope(async () => {
+    const result = await work(trx);
+    const steps = runBeforeCommit(trx, commitWith);
+    if (steps !== undefined) await steps;
+    return result;
+  });
 }
 
 /**

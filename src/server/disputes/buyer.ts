@@ -9,7 +9,7 @@ import { money } from '../../lib/money.js';
 import { allowedBuyerActions, assertBuyerCan, offerPending } from './actions.js';
 import { amountIn } from './amounts.js';
 import { planEvidences, recordEvidences } from './evidence.js';
-import { eventFor, loadDispute, loadDisputeForUpdate, moveTo, resolve, saveDispute } from './lifecycle.js';
+import { eventFor, loadDispute, moveTo, resolve, saveDispute } from './lifecycle.js';
 import { viewOf, type Dispute } from './model.js';
 import { captureOf, refundBuyer } from './money-effects.js';
 import { renderDispute, type DisputeResource } from './render.js';
@@ -155,7 +155,7 @@ async function applyBuyerAction(ctx: ServiceContext, dispute: Dispute, action: B
 }
 
 export async function actAsBuyer(ctx: ServiceContext, id: string, action: BuyerAction): Promise<BuyerView> {
-  const dispute = await loadDisputeForUpdate(ctx, id);
+  const dispute = await loadDispute(ctx, id, { forUpdate: true });
   assertBuyerCan(viewOf(dispute, ctx.now), action.action);
   const before = dispute.status;
   await applyBuyerAction(ctx, dispute, action);

@@ -6,7 +6,7 @@ import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { serviceError } from '../http/errors.js';
 import { checkPatchOperation, patchPath, patchValue, type PatchOp } from '../http/json-patch.js';
-import { loadDisputeForUpdate, saveDispute } from './lifecycle.js';
+import { loadDispute, saveDispute } from './lifecycle.js';
 import { communicationDetailsSchema, contactEmail, type DisputePatch } from './schema.js';
 
 type Contact = { email?: string; note?: string };
@@ -48,7 +48,7 @@ function applyOperation(contact: Contact, operation: DisputePatch[number], index
 
 /** Changes the seller's communication details of an open dispute; the change is a CUSTOMER.DISPUTE.UPDATED. */
 export async function patchDispute(ctx: ServiceContext, id: string, operations: DisputePatch): Promise<void> {
-  const dispute = await loadDisputeForUpdate(ctx, id);
+  const dispute = await loadDispute(ctx, id, { forUpdate: true });
   if (dispute.status === 'RESOLVED') {
     throw serviceError('UNPROCESSABLE_ENTITY', 'DISPUTE_RESOLVED', 'The dispute is resolved: its communication details can no longer change.');
   }

@@ -3,6 +3,7 @@
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { writeEventIn } from '../core/events.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { notFound } from '../http/errors.js';
 import { money } from '../../lib/money.js';
 import { captureOf } from './money-effects.js';
@@ -18,19 +19,13 @@ export const APPEAL_WINDOW_SECONDS = 10 * 86_400;
 
 const DISPUTE_ID = /^[A-Za-z0-9-]{1,255}$/;
 
-export async function loadDispute(ctx: ServiceContext, id: string): Promise<Dispute> {
-  const row = DISPUTE_ID.test(id) ? await store.findDispute(ctx.db, ctx.accountId, id) : undefined;
-  if (!row) throw notFound('dispute', id);
-  return disputeFromRow(row);
-}
-
 /**
- * For a change: the dispute locked until the transaction ends, so that two actions (two request
- * ids, two replicas) cannot both act on the state they read. Its money effects then lock the
- * capture (refunds, reversals): the dispute is locked before its capture on every path.
+ * The dispute. For a change, `forUpdate`: locked until the transaction ends, so that two actions
+ * (two request ids, two replicas) cannot both act on the state they read. Its money effects then
+ * lock the capture (refunds, reversals): the dispute is locked before its capture on every path.
  */
-export async function loadDisputeForUpdate(ctx: ServiceContext, id: string): Promise<Dispute> {
-  const row = DISPUTE_ID.test(id) ? await store.findDisputeForUpdate(ctx.db, ctx.accountId, id) : undefined;
+export async function loadDispute(ctx: ServiceContext, id: string, options: ReadOptions = {}): Promise<Dispute> {
+  const row = DISPUTE_ID.test(id) ? await store.findDispute(ctx.db, ctx.accountId, id, options) : undefined;
   if (!row) throw notFound('dispute', id);
   return disputeFromRow(row);
 }

@@ -9,7 +9,7 @@ import { assertSellerCan, offerPending } from './actions.js';
 import { amountIn, returnAddress } from './amounts.js';
 import { planEvidences, recordEvidences, storeDocuments, type EvidencePlan } from './evidence.js';
 import type { UploadedFile } from './files.js';
-import { advanceStage, eventFor, loadDispute, loadDisputeForUpdate, moveTo, resolve, saveDispute } from './lifecycle.js';
+import { advanceStage, eventFor, loadDispute, moveTo, resolve, saveDispute } from './lifecycle.js';
 import { viewOf, type Dispute } from './model.js';
 import { captureOf, refundBuyer, reinstateSeller, reverseForBuyer } from './money-effects.js';
 import { acceptClaimTypesFor, allowedRefundMinor, offerTypesFor, renderDispute, type DisputeResource } from './render.js';
@@ -39,7 +39,7 @@ async function sellerAction(
   action: Parameters<typeof assertSellerCan>[1],
   change: (dispute: Dispute) => Promise<void>,
 ): Promise<DisputeResource> {
-  const dispute = await loadDisputeForUpdate(ctx, id);
+  const dispute = await loadDispute(ctx, id, { forUpdate: true });
   assertSellerCan(viewOf(dispute, ctx.now), action);
   const before = dispute.status;
   await change(dispute);

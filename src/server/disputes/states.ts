@@ -1,6 +1,7 @@
 // Dispute status and life-cycle stage: the API's values and which changes are allowed.
 
-import { serviceError } from '../http/errors.js';
+import { canTransition, type TransitionTable } from '../core/transitions.js';
+import { serviceError, type IssueCode } from '../http/errors.js';
 
 export const DISPUTE_STATUSES = [
   'OPEN',
@@ -57,24 +58,33 @@ export const OUTCOME_CODES = [
 ] as const;
 
 export function assertCanTransition(operation: string, from: DisputeStatus, to: DisputeStatus): void {
-  if (from === to || STATUS_TRANSITIONS[from].includes(to)) return;
-  const allowed = STATUS_TRANSITIONS[from];
-  throw serviceError(
-    'UNPROCESSABLE_ENTITY',
-    'INVALID_STATUS_TRANSITION',
-    `${operation} cannot move a dispute from ${from} to ${to}; from ${from} it can move to ${allowed.length ? allowed.join(', ') : 'nothing'}.`,
-    { field: '/status', value: from },
-  );
+  assertMove(STATUS_TRANSITIONS, operation, from, to, { issue: 'INVALID_STATUS_TRANSITION', field: '/status', what: '', final: 'nothing' });
 }
 
 export function assertCanAdvanceStage(operation: string, from: DisputeStage, to: DisputeStage): void {
-  if (from === to || STAGE_TRANSITIONS[from].includes(to)) return;
-  const allowed = STAGE_TRANSITIONS[from];
+  assertMove(STAGE_TRANSITIONS, operation, from, to, {
+    issue: 'INVALID_STAGE_TRANSITION',
+    field: '/dispute_life_cycle_stage',
+    what: 'stage ',
+    final: 'nothing (final stage)',
+  });
+}
+
+/** Staying put is always allowed; any other move must be in `table`. */
+function assertMove<S extends string>(
+  table: TransitionTable<S>,
+  operation: string,
+  from: S,
+  to: S,
+  refusal: { issue: IssueCode; field: string; what: string; final: string },
+): void {
+  if (from === to || canTransition(table, from, to)) return;
+  const allowed = table[from];
   throw serviceError(
     'UNPROCESSABLE_ENTITY',
-    'INVALID_STAGE_TRANSITION',
-    `${operation} cannot move a dispute from stage ${from} to ${to}; from ${from} it can move to ${allowed.length ? allowed.join(', ') : 'nothing (final stage)'}.`,
-    { field: '/dispute_life_cycle_stage', value: from },
+    refusal.issue,
+    `${operation} cannot move a dispute from ${refusal.what}${from} to ${to}; from ${from} it can move to ${allowed.length ? allowed.join(', ') : refusal.final}.`,
+    { field: refusal.field, value: from },
   );
 }
 

@@ -1,5 +1,7 @@
 // Disputes and their documents in storage. Every query is scoped by account_id.
 
+import { newestFirstPage, whereGiven } from '../db/list-query.js';
+import { findRow, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 
 export interface DisputeRow {
@@ -45,20 +47,16 @@ declare module '../db/schema.js' {
 export type DisputeChanges = Partial<Omit<DisputeRow, 'id' | 'account_id' | 'capture_id' | 'create_time'>>;
 
 export async function insertDispute(db: Queryable, row: DisputeRow): Promise<void> {
-  await db.insertInto('disputes').values(row).execute();
+  await insertRow(db, 'disputes', row);
 }
 
-export function findDispute(db: Queryable, accountId: string, id: string): Promise<DisputeRow | undefined> {
-  return db.selectFrom('disputes').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-}
-
-/** The dispute, locked until the transaction ends: every change of a dispute loads it this way. */
-export function findDisputeForUpdate(db: Queryable, accountId: string, id: string): Promise<DisputeRow | undefined> {
-  return db.selectFrom('disputes').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+/** The dispute; every change of a dispute loads it `forUpdate`, locked until the transaction ends. */
+export function findDispute(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<DisputeRow | undefined> {
+  return findRow(db, 'disputes', { account_id: accountId, id }, options);
 }
 
 export async function updateDispute(db: Queryable, accountId: string, id: string, changes: DisputeChanges): Promise<void> {
-  await db.updateTable('disputes').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await updateRows(db, 'disputes', { account_id: accountId, id }, changes);
 }
 
 /** An unresolved dispute on the capture, if one exists. */
@@ -84,20 +82,11 @@ export interface ListFilter {
 
 /** Newest first, by (create_time, id), one page at a time without offsets. */
 export function listDisputes(db: Queryable, accountId: string, filter: ListFilter): Promise<DisputeRow[]> {
-  let query = db.selectFrom('disputes').selectAll().where('account_id', '=', accountId);
-  if (filter.captureId !== undefined) query = query.where('capture_id', '=', filter.captureId);
+  let query = whereGiven(db.selectFrom('disputes').selectAll().where('account_id', '=', accountId), { capture_id: filter.captureId });
   if (filter.startTime !== undefined) query = query.where('create_time', '>=', filter.startTime);
   if (filter.states && filter.states.length > 0) query = query.where('dispute_state', 'in', [...filter.states]);
-  const after = filter.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('create_time', '<', after.createTime),
-        eb.and([eb('create_time', '=', after.createTime), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  return query.orderBy('create_time', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  const end = filter.after && { createTime: filter.after.createTime, tie: filter.after.id };
+  return newestFirstPage(query, 'id', end, filter.limit).execute();
 }
 
 /** Ids of the account's disputes with a deadline at or before `now`. */
@@ -120,17 +109,11 @@ export async function captureIsDisputed(db: Queryable, accountId: string, captur
 }
 
 export async function insertDocument(db: Queryable, row: DocumentRow): Promise<void> {
-  await db.insertInto('dispute_documents').values(row).execute();
+  await insertRow(db, 'dispute_documents', row);
 }
 
 export function findDocument(db: Queryable, accountId: string, disputeId: string, id: string): Promise<DocumentRow | undefined> {
-  return db
-    .selectFrom('dispute_documents')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('dispute_id', '=', disputeId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'dispute_documents', { account_id: accountId, dispute_id: disputeId, id });
 }
 
 export async function deleteAccountDisputes(db: Queryable, accountId: string): Promise<void> {

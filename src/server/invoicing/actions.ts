@@ -234,19 +234,20 @@ export async function recordPayment(ctx: ServiceContext, id: string, input: Paym
   return { payment_id: paymentId };
 }
 
+/** Takes the recorded payment (refund) with this id out of `list`; 404 naming the path's transaction_id when there is none. */
+function removeRecorded<T>(list: T[], idOf: (entry: T) => string, id: string, what: 'payment' | 'refund'): T {
+  const index = list.findIndex((entry) => idOf(entry) === id);
+  if (index < 0) {
+    throw serviceError('RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', `The invoice has no ${what} with this id.`, { field: 'transaction_id', value: id, location: 'path' });
+  }
+  return list.splice(index, 1)[0] as T;
+}
+
 export async function deletePayment(ctx: ServiceContext, id: string, transactionIdToDelete: string): Promise<void> {
   const row = await ownInvoice(ctx, id, { forUpdate: true });
   const transactions = viewOf(row).transactions;
-  const index = transactions.payments.findIndex((payment) => payment.payment_id === transactionIdToDelete);
-  if (index < 0) {
-    throw serviceError('RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', 'The invoice has no payment with this id.', {
-      field: 'transaction_id',
-      value: transactionIdToDelete,
-      location: 'path',
-    });
-  }
-  const [removed] = transactions.payments.splice(index, 1);
-  const remaining = row.paid_minor - BigInt(removed?.amount_minor ?? '0');
+  const removed = removeRecorded(transactions.payments, (payment) => payment.payment_id, transactionIdToDelete, 'payment');
+  const remaining = row.paid_minor - BigInt(removed.amount_minor);
   if (remaining < row.refunded_minor) {
     throw serviceError('UNPROCESSABLE_ENTITY', 'CANNOT_DELETE_EXTERNAL_PAYMENT', 'The recorded refunds would exceed the payments left.', {
       field: 'transaction_id',
@@ -286,15 +287,7 @@ export async function recordRefund(ctx: ServiceContext, id: string, input: Refun
 export async function deleteRefund(ctx: ServiceContext, id: string, refundId: string): Promise<void> {
   const row = await ownInvoice(ctx, id, { forUpdate: true });
   const transactions = viewOf(row).transactions;
-  const index = transactions.refunds.findIndex((refund) => refund.refund_id === refundId);
-  if (index < 0) {
-    throw serviceError('RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', 'The invoice has no refund with this id.', {
-      field: 'transaction_id',
-      value: refundId,
-      location: 'path',
-    });
-  }
-  transactions.refunds.splice(index, 1);
+  removeRecorded(transactions.refunds, (refund) => refund.refund_id, refundId, 'refund');
   await saveAndReport(ctx, settle(row, 'delete-refund', transactions, ctx), 'UPDATED', `A refund was deleted from invoice ${row.invoice_number}.`);
 }
 

@@ -2,15 +2,16 @@
 
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ServerDeps } from '../core/deps.js';
+import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
-import { minimalBody, returnPreference } from '../http/prefer.js';
+import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery, queryInteger } from '../http/validation.js';
 import * as actions from './actions.js';
 import * as invoices from './invoices.js';
 import { applyMock } from '../http/mock-response.js';
 import { listMessages } from './outbox.js';
 import { invoiceQrCode } from './qr.js';
+import { answerChange } from './route-support.js';
 import {
   invoiceIdParams,
   invoiceSchema,
@@ -49,11 +50,8 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     applyMock(request);
     const input = parseBody(invoiceSchema, request.body);
     const preference = returnPreference(request, 'representation');
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.create' }, async (ctx) => {
-      const invoice = await invoices.createInvoice(ctx, input);
-      return { status: 201, body: preference === 'representation' ? invoice : minimalBody(invoice) };
-    });
-    return sendResult(reply, result);
+    const create = async (ctx: ServiceContext) => shapeForPreference(await invoices.createInvoice(ctx, input), preference);
+    return answerChange(deps, request, reply, 'invoicing.invoices.create', create, 201);
   });
 
   app.get(one, async (request) => {
@@ -68,22 +66,17 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     const query = parseQuery(updateQuerySchema, request.query);
     const input = parseBody(invoiceSchema, request.body);
     const preference = returnPreference(request, 'representation');
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.replace' }, async (ctx) => {
+    return answerChange(deps, request, reply, 'invoicing.invoices.replace', async (ctx) => {
       const { resource } = await invoices.replaceInvoice(ctx, id, input);
       await actions.notifyUpdate(ctx, id, { toRecipient: query.send_to_recipient ?? true, toInvoicer: query.send_to_invoicer ?? true });
-      return { status: 200, body: preference === 'representation' ? resource : minimalBody(resource) };
+      return shapeForPreference(resource, preference);
     });
-    return sendResult(reply, result);
   });
 
   app.delete(one, async (request, reply) => {
     applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.delete' }, async (ctx) => {
-      await invoices.deleteInvoice(ctx, id);
-      return { status: 204, body: undefined };
-    });
-    return sendResult(reply, result);
+    return answerChange(deps, request, reply, 'invoicing.invoices.delete', (ctx) => invoices.deleteInvoice(ctx, id));
   });
 
   app.post(`${one}/send`, async (request, reply) => {
@@ -102,56 +95,31 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
       applyMock(request);
       const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
       const notification = parseBody(notificationSchema, request.body);
-      const result = await runMutation(deps, request, { operation: `invoicing.invoices.${verb}` }, async (ctx) => {
-        await act(ctx, id, notification);
-        return { status: 204, body: undefined };
-      });
-      return sendResult(reply, result);
+      return answerChange(deps, request, reply, `invoicing.invoices.${verb}`, (ctx) => act(ctx, id, notification));
     });
   }
 
-  app.post(`${one}/payments`, async (request, reply) => {
-    applyMock(request);
-    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
-    const input = parseBody(paymentSchema, request.body);
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments' }, async (ctx) => ({
-      status: 200,
-      body: await actions.recordPayment(ctx, id, input),
-    }));
-    return sendResult(reply, result);
-  });
-
-  app.delete(`${one}/payments/:transaction_id`, async (request, reply) => {
-    applyMock(request);
-    const params = parsePath(transactionParams, request.params);
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.payments-delete' }, async (ctx) => {
-      await actions.deletePayment(ctx, params.invoice_id, params.transaction_id);
-      return { status: 204, body: undefined };
+  // The spec's "record a payment (a refund) for an invoice": 200 { payment_id } ({ refund_id }); and its deletion.
+  const transactionRoutes = <S extends z.ZodType>(
+    kind: 'payments' | 'refunds',
+    schema: S,
+    record: (ctx: ServiceContext, id: string, input: z.output<S>) => Promise<object>,
+    remove: (ctx: ServiceContext, id: string, transactionId: string) => Promise<void>,
+  ) => {
+    app.post(`${one}/${kind}`, async (request, reply) => {
+      applyMock(request);
+      const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
+      const input = parseBody(schema, request.body);
+      return answerChange(deps, request, reply, `invoicing.invoices.${kind}`, (ctx) => record(ctx, id, input));
     });
-    return sendResult(reply, result);
-  });
-
-  // The spec's "record a refund for an invoice": 200 { refund_id }.
-  app.post(`${one}/refunds`, async (request, reply) => {
-    applyMock(request);
-    const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
-    const input = parseBody(refundSchema, request.body);
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds' }, async (ctx) => ({
-      status: 200,
-      body: await actions.recordRefund(ctx, id, input),
-    }));
-    return sendResult(reply, result);
-  });
-
-  app.delete(`${one}/refunds/:transaction_id`, async (request, reply) => {
-    applyMock(request);
-    const params = parsePath(transactionParams, request.params);
-    const result = await runMutation(deps, request, { operation: 'invoicing.invoices.refunds-delete' }, async (ctx) => {
-      await actions.deleteRefund(ctx, params.invoice_id, params.transaction_id);
-      return { status: 204, body: undefined };
+    app.delete(`${one}/${kind}/:transaction_id`, async (request, reply) => {
+      applyMock(request);
+      const params = parsePath(transactionParams, request.params);
+      return answerChange(deps, request, reply, `invoicing.invoices.${kind}-delete`, (ctx) => remove(ctx, params.invoice_id, params.transaction_id));
     });
-    return sendResult(reply, result);
-  });
+  };
+  transactionRoutes('payments', paymentSchema, actions.recordPayment, actions.deletePayment);
+  transactionRoutes('refunds', refundSchema, actions.recordRefund, actions.deleteRefund);
 
   // PNG bytes by default; `Accept: text/plain` gives the same PNG Base64-encoded, as the public API does.
   app.post(`${one}/generate-qr-code`, async (request, reply) => {
@@ -166,11 +134,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
 
   app.post('/v2/invoicing/generate-next-invoice-number', async (request, reply) => {
     applyMock(request);
-    const result = await runMutation(deps, request, { operation: 'invoicing.generate-next-invoice-number' }, async (ctx) => ({
-      status: 200,
-      body: await invoices.generateNextNumber(ctx),
-    }));
-    return sendResult(reply, result);
+    return answerChange(deps, request, reply, 'invoicing.generate-next-invoice-number', (ctx) => invoices.generateNextNumber(ctx));
   });
 
   app.post('/v2/invoicing/search-invoices', async (request, reply) => {

@@ -4,6 +4,7 @@ import { isoMillis } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { writeEventIn } from '../core/events.js';
 import { prefixedId, upperId } from '../core/ids.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { serviceError, type IssueCode } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
 import { priceContent } from './pricing.js';
@@ -62,8 +63,8 @@ export async function generateNextNumber(ctx: ServiceContext): Promise<{ invoice
  * `forUpdate` (every change of an invoice) locks it until the transaction ends, so that what is
  * computed from it (amounts paid and refunded, its status) still holds when it is written.
  */
-export async function ownInvoice(ctx: ServiceContext, id: string, options: { forUpdate?: boolean } = {}): Promise<store.InvoiceRow> {
-  const row = options.forUpdate ? await store.findInvoiceForUpdate(ctx.db, ctx.accountId, id) : await store.findInvoice(ctx.db, ctx.accountId, id);
+export async function ownInvoice(ctx: ServiceContext, id: string, options: ReadOptions = {}): Promise<store.InvoiceRow> {
+  const row = await store.findInvoice(ctx.db, ctx.accountId, id, options);
   if (row) return row;
   const where = { field: 'invoice_id', value: id, location: 'path' as const };
   if (await store.invoiceExists(ctx.db, id)) {

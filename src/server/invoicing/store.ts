@@ -2,6 +2,7 @@
 // the owning account; cross-account lookups only ever answer "exists elsewhere", never the row.
 
 import { sql } from 'kysely';
+import { findRow, insertRow, rowExists, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 import type { Storage } from '../db/storage.js';
 import { listIndexOf, seekFrom } from './page-index.js';
@@ -72,13 +73,12 @@ declare module '../db/schema.js' {
 // ---- templates ----
 
 export function findTemplate(db: Queryable, accountId: string, id: string): Promise<TemplateRow | undefined> {
-  return db.selectFrom('invoice_templates').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'invoice_templates', { account_id: accountId, id });
 }
 
 /** Whether a template with this id exists for any account (to tell 403 from 404). */
-export async function templateExists(db: Queryable, id: string): Promise<boolean> {
-  const row = await db.selectFrom('invoice_templates').select('id').where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+export function templateExists(db: Queryable, id: string): Promise<boolean> {
+  return rowExists(db, 'invoice_templates', { id });
 }
 
 export function findTemplateByName(db: Queryable, accountId: string, name: string): Promise<{ id: string } | undefined> {
@@ -143,13 +143,9 @@ export async function deleteTemplate(db: Queryable, accountId: string, id: strin
 
 // ---- invoices ----
 
-export function findInvoice(db: Queryable, accountId: string, id: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-}
-
-/** The invoice, locked until the transaction ends: every change of an invoice loads it this way. */
-export function findInvoiceForUpdate(db: Queryable, accountId: string, id: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+/** The invoice; every change of an invoice loads it `forUpdate`, locked until the transaction ends. */
+export function findInvoice(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<InvoiceRow | undefined> {
+  return findRow(db, 'invoices', { account_id: accountId, id }, options);
 }
 
 /**
@@ -161,9 +157,9 @@ export function findInvoiceForPayer(db: Queryable, id: string): Promise<InvoiceR
   return db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function invoiceExists(db: Queryable, id: string): Promise<boolean> {
-  const row = await db.selectFrom('invoices').select('id').where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+/** Whether an invoice with this id exists for any account (to tell 403 from 404). */
+export function invoiceExists(db: Queryable, id: string): Promise<boolean> {
+  return rowExists(db, 'invoices', { id });
 }
 
 export function findInvoiceByNumber(db: Queryable, accountId: string, number: string): Promise<{ id: string } | undefined> {
@@ -176,17 +172,12 @@ export function findInvoiceByNumber(db: Queryable, accountId: string, number: st
 }
 
 export async function insertInvoice(db: Queryable, row: InvoiceWrite): Promise<void> {
-  await db.insertInto('invoices').values({ ...row, view_template: viewTemplate(row.body, row.currency) }).execute();
+  await insertRow(db, 'invoices', { ...row, view_template: viewTemplate(row.body, row.currency) });
 }
 
 export async function updateInvoice(db: Queryable, row: InvoiceWrite): Promise<void> {
   const { id, account_id: accountId, ...rest } = row;
-  await db
-    .updateTable('invoices')
-    .set({ ...rest, view_template: viewTemplate(row.body, row.currency) })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .execute();
+  await updateRows(db, 'invoices', { account_id: accountId, id }, { ...rest, view_template: viewTemplate(row.body, row.currency) });
 }
 
 export async function deleteInvoice(db: Queryable, accountId: string, id: string): Promise<void> {

@@ -1,11 +1,12 @@
 // HTTP for /v2/invoicing/templates: list, create, get, replace (PUT), delete.
 
 import type { FastifyInstance } from 'fastify';
-import type { ServerDeps } from '../core/deps.js';
-import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
-import { minimalBody, returnPreference } from '../http/prefer.js';
+import type { ServerDeps, ServiceContext } from '../core/deps.js';
+import { serviceContext } from '../http/idempotency.js';
+import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { applyMock } from '../http/mock-response.js';
+import { answerChange } from './route-support.js';
 import { templateIdParams, templateListQuerySchema, templateSchema } from './schema.js';
 import * as templates from './templates.js';
 
@@ -22,11 +23,8 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
     applyMock(request);
     const input = parseBody(templateSchema, request.body);
     const preference = returnPreference(request, 'representation');
-    const result = await runMutation(deps, request, { operation: 'invoicing.templates.create' }, async (ctx) => {
-      const template = await templates.createTemplate(ctx, input);
-      return { status: 201, body: preference === 'representation' ? template : minimalBody(template) };
-    });
-    return sendResult(reply, result);
+    const create = async (ctx: ServiceContext) => shapeForPreference(await templates.createTemplate(ctx, input), preference);
+    return answerChange(deps, request, reply, 'invoicing.templates.create', create, 201);
   });
 
   app.get(`${base}/:template_id`, async (request) => {
@@ -41,20 +39,13 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
     const { template_id: id } = parsePath(templateIdParams, request.params);
     const input = parseBody(templateSchema, request.body);
     const preference = returnPreference(request, 'minimal');
-    const result = await runMutation(deps, request, { operation: 'invoicing.templates.replace' }, async (ctx) => {
-      const template = await templates.replaceTemplate(ctx, id, input);
-      return { status: 200, body: preference === 'representation' ? template : minimalBody(template) };
-    });
-    return sendResult(reply, result);
+    const replace = async (ctx: ServiceContext) => shapeForPreference(await templates.replaceTemplate(ctx, id, input), preference);
+    return answerChange(deps, request, reply, 'invoicing.templates.replace', replace);
   });
 
   app.delete(`${base}/:template_id`, async (request, reply) => {
     applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
-    const result = await runMutation(deps, request, { operation: 'invoicing.templates.delete' }, async (ctx) => {
-      await templates.deleteTemplate(ctx, id);
-      return { status: 204, body: undefined };
-    });
-    return sendResult(reply, result);
+    return answerChange(deps, request, reply, 'invoicing.templates.delete', (ctx) => templates.deleteTemplate(ctx, id));
   });
 }

@@ -24,8 +24,8 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServerDeps } from '../core/deps.js';
-import { prefixedId } from '../core/ids.js';
 import { newLeaseOwner } from '../db/job-leases.js';
+import { eventTarget, newDelivery } from './delivery-rows.js';
 import { subscriptionMatches } from './event-types.js';
 import { receiverPath, joinReceiverUrl } from './receiver-paths.js';
 import { ATTEMPT_TIMEOUT_MS, attemptRecord, loadUndici, postDelivery, type Finished } from './attempt.js';
@@ -109,13 +109,21 @@ export class Dispatcher {
    * the record committed returns them as they were (attempt count, due time), so they are not queued.
    */
   readonly #recordedSinceRead = new Set<string>();
-  #recording: Promise<void> | undefined;
+  /** Writes of finished attempts: all that have piled up, again while more come in. */
+  readonly #recording = new Passes(
+    () => this.recordPass(),
+    (asked) => asked || this.#finished.length > 0,
+    () => {
+      if (!this.#stopped) void this.pump(false);
+    },
+  );
   /** The deliveries of the batch being recorded now. */
   readonly #recordingIds = new Set<string>();
-  #recordAgain = false;
   #recordTimer: NodeJS.Timeout | undefined;
-  #pumping: Promise<void> | undefined;
-  #again = false;
+  readonly #pumping = new Passes(
+    () => this.pumpPass(),
+    (asked) => asked && !this.#stopped,
+  );
   /** Whether the next pass should read due deliveries (set by whatever may have made some due). */
   #readWanted = true;
   #lastWideRead = 0;
@@ -148,7 +156,7 @@ export class Dispatcher {
     if (this.#timer) clearInterval(this.#timer);
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     for (const flight of this.#inFlight.values()) flight.controller.abort();
-    while (this.#pumping) await this.#pumping;
+    while (this.#pumping.running) await this.#pumping.running;
     const held = [...this.#queuedIds.keys(), ...this.#inFlight.keys()];
     await Promise.allSettled([...this.#inFlight.values()].map((flight) => flight.done));
     if (this.#recordTimer) clearTimeout(this.#recordTimer);
@@ -177,25 +185,17 @@ export class Dispatcher {
   pump(read = true): Promise<void> {
     if (this.#stopped) return Promise.resolve();
     if (read) this.#readWanted = true;
-    if (this.#pumping) {
-      this.#again = true;
-      return this.#pumping;
+    return this.#pumping.run();
+  }
+
+  private async pumpPass(): Promise<void> {
+    try {
+      await this.fanOut();
+      await this.readDue();
+      this.launchQueued();
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'webhook dispatcher pass failed');
     }
-    this.#pumping = (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.fanOut();
-          await this.readDue();
-          this.launchQueued();
-        } catch (error) {
-          this.deps.log.error({ err: error }, 'webhook dispatcher pass failed');
-        }
-      } while (this.#again && !this.#stopped);
-    })().finally(() => {
-      this.#pumping = undefined;
-    });
-    return this.#pumping;
   }
 
   /**
@@ -229,28 +229,7 @@ export class Dispatcher {
     const resource = (JSON.parse(event.body) as { resource?: unknown }).resource;
     const path = receiverPath(event.event_type, event.resource_type, event.resource_id, resource);
     const now = isoMillis(this.deps.clock.now(event.account_id));
-    return matching.map((sub) => ({
-      id: prefixedId(this.deps.ids, 'DLV', 20),
-      account_id: event.account_id,
-      event_id: event.id,
-      event_seq: event.seq,
-      event_type: event.event_type,
-      resource_id: event.resource_id,
-      webhook_id: sub.id,
-      signing_webhook_id: sub.id,
-      target_url: null,
-      receiver_path: path,
-      cert_base_url: sub.base_url,
-      kind: 'EVENT',
-      mock_body: null,
-      status: 'PENDING',
-      attempt_count: 0n,
-      next_attempt_at: now,
-      last_status_code: null,
-      last_error: null,
-      create_time: now,
-      update_time: now,
-    }));
+    return matching.map((sub) => newDelivery(this.deps.ids, event.account_id, now, eventTarget(event, sub, path, 'EVENT')));
   }
 
   /**
@@ -506,40 +485,68 @@ export class Dispatcher {
 
   /** Writes finished attempts, all that have piled up in one transaction; calls coalesce. */
   private record(): Promise<void> {
-    if (this.#recording) {
-      this.#recordAgain = true;
-      return this.#recording;
+    return this.#recording.run();
+  }
+
+  private async recordPass(): Promise<void> {
+    const batch = this.#finished;
+    this.#finished = [];
+    if (batch.length === 0) return;
+    for (const { attempt } of batch) this.#recordingIds.add(attempt.delivery_id);
+    try {
+      const recorded = await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, this.#owner, batch));
+      if (recorded < batch.length) this.deps.log.warn({ lost: batch.length - recorded }, 'webhook attempts not recorded: the delivery was deleted, or its lease ran out and another server took it');
+    } catch (error) {
+      // The deliveries stay as they were and are attempted again.
+      this.deps.log.error({ err: error }, 'recording webhook attempts failed');
     }
-    this.#recording = (async () => {
+    this.#recordingIds.clear();
+    for (const { attempt } of batch) {
+      this.#unrecorded.delete(attempt.delivery_id);
+      this.#recordedSinceRead.add(attempt.delivery_id);
+    }
+    // A copy queued by a claim that ran while the attempt was being recorded is stale.
+    if (batch.some(({ attempt }) => this.#queuedIds.has(attempt.delivery_id))) {
+      const recorded = new Set(batch.map(({ attempt }) => attempt.delivery_id));
+      this.forget((delivery) => recorded.has(delivery.id));
+    }
+    if (batch.some(({ sequenced }) => sequenced)) this.#readWanted = true;
+  }
+}
+
+/**
+ * Passes of one job, one at a time: a call while a pass runs asks for another after it and gets the
+ * running promise; after each pass `repeat(asked)` says whether to go round again, and `settled`
+ * runs once the last one is done.
+ */
+class Passes {
+  #running: Promise<void> | undefined;
+  #asked = false;
+
+  constructor(
+    private readonly pass: () => Promise<void>,
+    private readonly repeat: (asked: boolean) => boolean,
+    private readonly settled: () => void = () => undefined,
+  ) {}
+
+  get running(): Promise<void> | undefined {
+    return this.#running;
+  }
+
+  run(): Promise<void> {
+    if (this.#running) {
+      this.#asked = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
       do {
-        this.#recordAgain = false;
-        const batch = this.#finished;
-        this.#finished = [];
-        if (batch.length === 0) continue;
-        for (const { attempt } of batch) this.#recordingIds.add(attempt.delivery_id);
-        try {
-          const recorded = await this.deps.storage.transaction({ name: 'webhooks.record-attempts' }, (trx) => store.recordAttempts(trx, this.#owner, batch));
-          if (recorded < batch.length) this.deps.log.warn({ lost: batch.length - recorded }, 'webhook attempts not recorded: the delivery was deleted, or its lease ran out and another server took it');
-        } catch (error) {
-          // The deliveries stay as they were and are attempted again.
-          this.deps.log.error({ err: error }, 'recording webhook attempts failed');
-        }
-        this.#recordingIds.clear();
-        for (const { attempt } of batch) {
-          this.#unrecorded.delete(attempt.delivery_id);
-          this.#recordedSinceRead.add(attempt.delivery_id);
-        }
-        // A copy queued by a claim that ran while the attempt was being recorded is stale.
-        if (batch.some(({ attempt }) => this.#queuedIds.has(attempt.delivery_id))) {
-          const recorded = new Set(batch.map(({ attempt }) => attempt.delivery_id));
-          this.forget((delivery) => recorded.has(delivery.id));
-        }
-        if (batch.some(({ sequenced }) => sequenced)) this.#readWanted = true;
-      } while (this.#recordAgain || this.#finished.length > 0);
+        this.#asked = false;
+        await this.pass();
+      } while (this.repeat(this.#asked));
     })().finally(() => {
-      this.#recording = undefined;
-      if (!this.#stopped) void this.pump(false);
+      this.#running = undefined;
+      this.settled();
     });
-    return this.#recording;
+    return this.#running;
   }
 }

@@ -2,10 +2,10 @@
 
 import { isoMillis, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
-import type { EventEnvelope } from '../core/events.js';
-import { prefixedId } from '../core/ids.js';
+import { eventLinks, type EventEnvelope } from '../core/events.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { link, type Link } from '../http/links.js';
+import { eventTarget, newDelivery } from './delivery-rows.js';
 import { eventTypeInfo, subscriptionMatches } from './event-types.js';
 import { joinReceiverUrl, receiverPath } from './receiver-paths.js';
 import { mockEventId, sampleResource } from './samples.js';
@@ -82,22 +82,6 @@ export async function getEvent(ctx: ServiceContext, id: string): Promise<EventEn
   return envelopeOf(await requireEvent(ctx, id));
 }
 
-function newDelivery(ctx: ServiceContext, fields: Pick<store.DeliveryRow, 'event_id' | 'event_seq' | 'event_type' | 'resource_id' | 'webhook_id' | 'signing_webhook_id' | 'target_url' | 'receiver_path' | 'cert_base_url' | 'kind' | 'mock_body'>): store.DeliveryRow {
-  const now = isoMillis(ctx.now);
-  return {
-    ...fields,
-    id: prefixedId(ctx.deps.ids, 'DLV', 20),
-    account_id: ctx.accountId,
-    status: 'PENDING',
-    attempt_count: 0n,
-    next_attempt_at: now,
-    last_status_code: null,
-    last_error: null,
-    create_time: now,
-    update_time: now,
-  };
-}
-
 /** Sends an event again to the given webhooks (default: every webhook subscribed to its type). */
 export async function resendEvent(ctx: ServiceContext, id: string, webhookIds: readonly string[] | undefined): Promise<EventEnvelope> {
   const event = await requireEvent(ctx, id);
@@ -118,21 +102,7 @@ export async function resendEvent(ctx: ServiceContext, id: string, webhookIds: r
   for (const sub of targets) {
     // A delivery still waiting will go out anyway: it is not queued twice.
     if (await store.pendingDeliveryExists(ctx.db, ctx.accountId, event.id, sub.id)) continue;
-    rows.push(
-      newDelivery(ctx, {
-        event_id: event.id,
-        event_seq: event.seq,
-        event_type: event.event_type,
-        resource_id: event.resource_id,
-        webhook_id: sub.id,
-        signing_webhook_id: sub.id,
-        target_url: null,
-        receiver_path: path,
-        cert_base_url: sub.base_url,
-        kind: 'RESEND',
-        mock_body: null,
-      }),
-    );
+    rows.push(newDelivery(ctx.deps.ids, ctx.accountId, isoMillis(ctx.now), eventTarget(event, sub, path, 'RESEND')));
   }
   await store.insertDeliveries(ctx.db, rows);
   return envelope;
@@ -167,7 +137,6 @@ export async function simulateEvent(ctx: ServiceContext, input: SimulateInput): 
   }
   const sample = sampleResource(input.event_type, { ids: ctx.deps.ids, now: ctx.now, baseUrl: ctx.baseUrl });
   const id = mockEventId(ctx.deps.ids);
-  const self = `${ctx.baseUrl}${EVENTS}/${id}`;
   const envelope: EventEnvelope = {
     id,
     event_version: '1.0',
@@ -177,12 +146,9 @@ export async function simulateEvent(ctx: ServiceContext, input: SimulateInput): 
     event_type: input.event_type,
     summary: sample.summary,
     resource: sample.resource,
-    links: [
-      { href: self, rel: 'self', method: 'GET' },
-      { href: `${self}/resend`, rel: 'resend', method: 'POST' },
-    ],
+    links: eventLinks(ctx.baseUrl, id),
   };
-  const row = newDelivery(ctx, {
+  const row = newDelivery(ctx.deps.ids, ctx.accountId, isoMillis(ctx.now), {
     event_id: id,
     event_seq: null,
     event_type: input.event_type,

@@ -1,8 +1,9 @@
 // Storage of subscriptions, deliveries (and their leases), attempts and the outbox fan-out. Every query names its account.
 
-import { sql } from 'kysely';
-import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
-import type { Queryable, WithSeq } from '../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import { newestFirstPage, whereGiven } from '../db/list-query.js';
+import { findRow, insertRow, prepared, rowExists, updateRows } from '../db/prepared.js';
+import type { Database, Queryable, WithSeq } from '../db/schema.js';
 import type { DeliveryStatus } from './states.js';
 
 export interface SubscriptionRow {
@@ -390,11 +391,9 @@ export interface DeliveryFilter {
 }
 
 export function listDeliveries(db: Queryable, accountId: string, filter: DeliveryFilter): Promise<DeliveryRow[]> {
-  let query = db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', accountId);
-  if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
-  if (filter.webhookId !== undefined) query = query.where('webhook_id', '=', filter.webhookId);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  return query.orderBy('create_time', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  const query = db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', accountId);
+  const given = whereGiven(query, { event_id: filter.eventId, webhook_id: filter.webhookId, status: filter.status });
+  return newestFirstPage(given, 'id', undefined, filter.limit).execute();
 }
 
 export async function attemptsOf(db: Queryable, accountId: string, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
@@ -410,16 +409,8 @@ export async function attemptsOf(db: Queryable, accountId: string, deliveryIds: 
 }
 
 /** Deliveries of an event to a subscription that are still waiting (a resend skips those). */
-export async function pendingDeliveryExists(db: Queryable, accountId: string, eventId: string, webhookId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('event_id', '=', eventId)
-    .where('webhook_id', '=', webhookId)
-    .where('status', '=', 'PENDING')
-    .executeTakeFirst();
-  return row !== undefined;
+export function pendingDeliveryExists(db: Queryable, accountId: string, eventId: string, webhookId: string): Promise<boolean> {
+  return rowExists(db, 'webhook_deliveries', { account_id: accountId, event_id: eventId, webhook_id: webhookId, status: 'PENDING' });
 }
 
 /** The body of a simulated event this account was sent (for signature verification). */
@@ -441,19 +432,11 @@ export async function deleteAccountDeliveries(db: Queryable, accountId: string):
 
 // ---- event history
 
-export interface EventRow {
-  seq: bigint | null;
-  id: string;
-  account_id: string;
-  event_type: string;
-  resource_type: string;
-  resource_id: string;
-  create_time: string;
-  body: string;
-}
+/** An event as the history reads it: the outbox's row (db/schema.ts), all columns. */
+export type EventRow = Selectable<Database['events']>;
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'events', { account_id: accountId, id });
 }
 
 export interface EventFilter {
@@ -468,19 +451,12 @@ export interface EventFilter {
 
 /** Newest first by (create_time, seq): walks the (account_id, create_time) index, whose rows end in seq. */
 export function listEvents(db: Queryable, accountId: string, filter: EventFilter): Promise<EventRow[]> {
-  let query = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
-  if (filter.eventType !== undefined) query = query.where('event_type', '=', filter.eventType);
-  if (filter.transactionId !== undefined) query = query.where('resource_id', '=', filter.transactionId);
+  let query = whereGiven(db.selectFrom('events').selectAll().where('account_id', '=', accountId), {
+    event_type: filter.eventType,
+    resource_id: filter.transactionId,
+  });
   if (filter.startTime !== undefined) query = query.where('create_time', '>=', filter.startTime);
   if (filter.endTime !== undefined) query = query.where('create_time', '<=', filter.endTime);
-  const before = filter.before;
-  if (before) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('create_time', '<', before.createTime),
-        eb.and([eb('create_time', '=', before.createTime), eb('seq', '<', before.seq)]),
-      ]),
-    );
-  }
-  return query.orderBy('create_time', 'desc').orderBy('seq', 'desc').limit(filter.limit).execute();
+  const end = filter.before && { createTime: filter.before.createTime, tie: filter.before.seq };
+  return newestFirstPage(query, 'seq', end, filter.limit).execute();
 }

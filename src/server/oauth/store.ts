@@ -1,7 +1,7 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
 import type { Insertable, Selectable } from 'kysely';
-import { findRow } from '../db/prepared.js';
+import { findRow, insertRow, updateRows } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
 
 export type AccountRow = Selectable<Database['accounts']>;
@@ -52,7 +52,7 @@ export async function updateAppCredentials(db: Queryable, appId: string, clientI
 }
 
 export async function setClockOffset(db: Queryable, accountId: string, offsetMs: bigint): Promise<void> {
-  await db.updateTable('accounts').set({ clock_offset_ms: offsetMs }).where('id', '=', accountId).execute();
+  await updateRows(db, 'accounts', { id: accountId }, { clock_offset_ms: offsetMs });
 }
 
 /** Moves the account's clock offset by `byMs` in one statement (no read-modify-write); the new offset, or undefined for no such account. */
@@ -85,18 +85,18 @@ export async function addFaultRules(db: Queryable, accountId: string, delta: big
 }
 
 export async function setKycStatus(db: Queryable, accountId: string, status: string): Promise<void> {
-  await db.updateTable('accounts').set({ kyc_status: status }).where('id', '=', accountId).execute();
+  await updateRows(db, 'accounts', { id: accountId }, { kyc_status: status });
 }
 
 export type TokenRow = Database['access_tokens'];
 
 export async function insertToken(db: Queryable, token: TokenRow): Promise<void> {
-  await db.insertInto('access_tokens').values(token).execute();
+  await insertRow(db, 'access_tokens', token);
 }
 
 /**
  * A token with its app, its account's clock offset (read with the token, so each request's clock is
- * the database's) and what requests read of the account (`AccountFacts`, service.ts).
+ * the database's) and what requests read of the account (`AccountFacts`, core/deps.ts).
  */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return db
@@ -143,13 +143,8 @@ export async function consentedClockOffset(db: Queryable, platformClientId: stri
   return row?.clock_offset_ms;
 }
 
-export function getSetting(db: Queryable, key: string): Promise<string | undefined> {
-  return db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', key)
-    .executeTakeFirst()
-    .then((row) => row?.value);
+export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  return (await findRow(db, 'settings', { key }))?.value;
 }
 
 export async function putSetting(db: Queryable, key: string, value: string): Promise<void> {

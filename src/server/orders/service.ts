@@ -5,6 +5,7 @@ import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
 import { writeOrderEvent } from './events.js';
@@ -104,18 +105,12 @@ export async function createOrder(ctx: ServiceContext, body: CreateOrderBody): P
   return resource;
 }
 
-async function loadOrder(ctx: ServiceContext, id: string): Promise<store.OrderRow> {
-  const row = await store.findOrder(ctx.db, ctx.accountId, id);
-  if (!row) throw notFound('order', id);
-  return row;
-}
-
 /**
- * For a change: the order locked until the transaction ends, so that two requests (under different
- * request ids, or from two replicas) cannot both act on the status they read.
+ * The order. For a change, `forUpdate`: locked until the transaction ends, so that two requests
+ * (under different request ids, or from two replicas) cannot both act on the status they read.
  */
-async function loadOrderForUpdate(ctx: ServiceContext, id: string): Promise<store.OrderRow> {
-  const row = await store.findOrderForUpdate(ctx.db, ctx.accountId, id);
+async function loadOrder(ctx: ServiceContext, id: string, options: ReadOptions = {}): Promise<store.OrderRow> {
+  const row = await store.findOrder(ctx.db, ctx.accountId, id, options);
   if (!row) throw notFound('order', id);
   return row;
 }
@@ -129,7 +124,7 @@ export async function getOrder(ctx: ServiceContext, id: string): Promise<Order> 
  * creation rule again (a new amount must agree with its breakdown and items), or nothing changes.
  */
 export async function patchOrder(ctx: ServiceContext, id: string, operations: PatchRequest): Promise<void> {
-  const row = await loadOrderForUpdate(ctx, id);
+  const row = await loadOrder(ctx, id, { forUpdate: true });
   assertCanUpdate(orderStatusOf(row.status));
   const details = parseOrderDetails(row);
   const current: PatchableOrder = { intent: row.intent, purchase_units: details.purchase_units };
@@ -168,7 +163,7 @@ function checkCardExpiry(ctx: ServiceContext, source: PaymentSourceInput): void 
  * method waits for the payer at the payer-action link.
  */
 export async function confirmOrder(ctx: ServiceContext, id: string, body: ConfirmOrderBody): Promise<Order> {
-  const row = await loadOrderForUpdate(ctx, id);
+  const row = await loadOrder(ctx, id, { forUpdate: true });
   const status = orderStatusOf(row.status);
   const target: OrderStatus = body.payment_source.card ? 'APPROVED' : 'PAYER_ACTION_REQUIRED';
   // Choosing another wallet while the payer has yet to act keeps the order where it is.
@@ -195,7 +190,7 @@ async function moveOrder(ctx: ServiceContext, row: store.OrderRow, status: Order
 
 /** The payer's approval (control plane or the approve page). Approving twice changes nothing. */
 export async function approveOrder(ctx: ServiceContext, id: string, source?: PaymentSourceInput): Promise<Order> {
-  const row = await loadOrderForUpdate(ctx, id);
+  const row = await loadOrder(ctx, id, { forUpdate: true });
   const status = orderStatusOf(row.status);
   if (status === 'APPROVED') return presentOrder(ctx, row);
   assertCanTransition('approve', status, 'APPROVED');
@@ -216,7 +211,7 @@ async function orderReadyFor(ctx: ServiceContext, id: string, action: 'authorize
   // The account first (the lock order): the units' invoice_ids are checked unused across the
   // account's payments, then inserted. No statement at all on SQLite.
   await lockAccount(ctx.db, ctx.accountId);
-  let row = await loadOrderForUpdate(ctx, id);
+  let row = await loadOrder(ctx, id, { forUpdate: true });
   if (row.intent !== (action === 'authorize' ? 'AUTHORIZE' : 'CAPTURE')) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -227,7 +222,7 @@ async function orderReadyFor(ctx: ServiceContext, id: string, action: 'authorize
   const status = orderStatusOf(row.status);
   if (body.payment_source?.card && status !== 'APPROVED' && status !== 'COMPLETED' && status !== 'VOIDED') {
     await approveOrder(ctx, id, body.payment_source);
-    row = await loadOrderForUpdate(ctx, id);
+    row = await loadOrder(ctx, id, { forUpdate: true });
   }
   assertCanTransition(action, orderStatusOf(row.status), 'COMPLETED');
   return { row, details: parseOrderDetails(row) };

@@ -1,5 +1,6 @@
 // Lifecycle of a checkout order: created, approved by the payer, then authorized or captured.
 
+import { storedStatus } from '../core/transitions.js';
 import { serviceError, type IssueCode } from '../http/errors.js';
 
 export type OrderStatus = 'CREATED' | 'SAVED' | 'APPROVED' | 'VOIDED' | 'COMPLETED' | 'PAYER_ACTION_REQUIRED';
@@ -83,8 +84,7 @@ export const TRACKER_TRANSITIONS: Record<TrackerStatus, readonly TrackerStatus[]
 };
 
 export function trackerStatusOf(value: string): TrackerStatus {
-  if (!(value in TRACKER_TRANSITIONS)) throw new Error(`unknown tracker status in storage: ${value}`);
-  return value as TrackerStatus;
+  return storedStatus(TRACKER_TRANSITIONS, 'tracker', value);
 }
 
 /** A tracker can be patched (items, payer notice, cancelling) while it can still move, i.e. until it is CANCELLED. */
@@ -98,8 +98,7 @@ export function assertTrackerCanChange(id: string, current: TrackerStatus): void
 }
 
 export function orderStatusOf(value: string): OrderStatus {
-  if (!(value in ORDER_TRANSITIONS)) throw new Error(`unknown order status in storage: ${value}`);
-  return value as OrderStatus;
+  return storedStatus(ORDER_TRANSITIONS, 'order', value);
 }
 
 /** Throws the API's refusal unless `operation` may move the order from `current` to `target`. */

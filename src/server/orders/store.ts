@@ -1,6 +1,7 @@
 // Checkout orders in storage. Queries are scoped by account_id, except the payer's approval page,
 // which finds an order by its (unguessable) id as the real approve link does.
 
+import { findRow, findRows, insertRow, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface OrderRow {
@@ -35,16 +36,12 @@ declare module '../db/schema.js' {
 }
 
 export async function insertOrder(db: Queryable, row: OrderRow): Promise<void> {
-  await db.insertInto('orders').values(row).execute();
+  await insertRow(db, 'orders', row);
 }
 
-export function findOrder(db: Queryable, accountId: string, id: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-}
-
-/** The order, locked until the transaction ends: every change of an order loads it this way. */
-export function findOrderForUpdate(db: Queryable, accountId: string, id: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+/** The order; every change of an order loads it `forUpdate`, locked until the transaction ends. */
+export function findOrder(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<OrderRow | undefined> {
+  return findRow(db, 'orders', { account_id: accountId, id }, options);
 }
 
 /** Only for the payer's approval page, which has no merchant credentials. */
@@ -58,7 +55,7 @@ export async function updateOrder(
   id: string,
   changes: Partial<Pick<OrderRow, 'status' | 'details' | 'update_time' | 'intent' | 'currency' | 'amount_minor'>>,
 ): Promise<void> {
-  await db.updateTable('orders').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await updateRows(db, 'orders', { account_id: accountId, id }, changes);
 }
 
 export async function deleteOrders(db: Queryable, accountId: string): Promise<void> {
@@ -69,28 +66,15 @@ export async function deleteOrders(db: Queryable, accountId: string): Promise<vo
 // ---- trackers
 
 export async function insertTracker(db: Queryable, row: TrackerRow): Promise<void> {
-  await db.insertInto('order_trackers').values(row).execute();
+  await insertRow(db, 'order_trackers', row);
 }
 
 export function findTracker(db: Queryable, accountId: string, orderId: string, id: string): Promise<TrackerRow | undefined> {
-  return db
-    .selectFrom('order_trackers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('order_id', '=', orderId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'order_trackers', { account_id: accountId, order_id: orderId, id });
 }
 
 export function trackersOfOrder(db: Queryable, accountId: string, orderId: string): Promise<TrackerRow[]> {
-  return db
-    .selectFrom('order_trackers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('order_id', '=', orderId)
-    .orderBy('create_time')
-    .orderBy('id')
-    .execute();
+  return findRows(db, 'order_trackers', { account_id: accountId, order_id: orderId }, { orderBy: ['create_time', 'id'] });
 }
 
 export async function updateTracker(
@@ -99,5 +83,5 @@ export async function updateTracker(
   id: string,
   changes: Partial<Pick<TrackerRow, 'status' | 'details' | 'update_time' | 'create_time'>>,
 ): Promise<void> {
-  await db.updateTable('order_trackers').set(changes).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await updateRows(db, 'order_trackers', { account_id: accountId, id }, changes);
 }

@@ -76,7 +76,7 @@ function checkSkus(items: readonly TrackerItem[], orderSkus: ReadonlySet<string>
 
 /** The order (locked: its trackers are checked, then written, under the order's lock). */
 async function orderFacts(ctx: ServiceContext, orderId: string) {
-  const row = await store.findOrderForUpdate(ctx.db, ctx.accountId, orderId);
+  const row = await store.findOrder(ctx.db, ctx.accountId, orderId, { forUpdate: true });
   if (!row) throw notFound('order', orderId);
   const details = parseOrderDetails(row);
   const skus = new Set(

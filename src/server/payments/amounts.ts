@@ -40,6 +40,20 @@ export function amountOf(amount: MoneyInput, pointer: string, sign: 'positive' |
   return minor;
 }
 
+/**
+ * Minor units of an amount taken from an existing payment (a capture of an authorization, a refund
+ * of a capture, a reauthorization), which must be in that payment's currency, else 422 `mismatch`.
+ */
+export function amountInCurrencyOf(amount: MoneyInput, currency: string, mismatch: { issue: IssueCode; description: string }): bigint {
+  if (amount.currency_code !== currency) {
+    throw serviceError('UNPROCESSABLE_ENTITY', mismatch.issue, mismatch.description, {
+      field: '/amount/currency_code',
+      value: amount.currency_code,
+    });
+  }
+  return amountOf(amount, '/amount');
+}
+
 /** Checks a breakdown against its total: amount = sum of additions - discounts, one currency. */
 export function checkBreakdown(amount: AmountWithBreakdownInput, pointer: string, total: bigint): Map<string, bigint> {
   const parts = new Map<string, bigint>();

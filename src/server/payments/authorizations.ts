@@ -5,8 +5,9 @@ import { addSeconds, isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { notFound, serviceError } from '../http/errors.js';
-import { amountOf, checkBreakdown } from './amounts.js';
+import { amountInCurrencyOf, checkBreakdown } from './amounts.js';
 import { capturesHeldForVerification, recordCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { authorizationAt, presentAuthorization, authorizationDetailsSchema, type AuthorizationDetails, type Authorization, type Capture, type CardChecks } from './present.js';
@@ -76,21 +77,16 @@ export async function createAuthorization(ctx: ServiceContext, input: NewAuthori
   return resource;
 }
 
-async function loadAuthorization(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
-  const row = await store.findAuthorization(ctx.db, ctx.accountId, id);
-  if (!row) throw notFound('authorization', id);
-  return row;
-}
-
 /**
- * For a change: the authorization locked until the transaction ends, so its checks hold when it is
- * written, as it stands now (authorizationAt): one past its expiration time is VOIDED (EXPIRED) even
- * before the expiry job has written it, and every change of it is refused as for a voided one.
+ * The authorization. For a change, `forUpdate`: locked until the transaction ends, so its checks
+ * hold when it is written, and as it stands now (authorizationAt): one past its expiration time is
+ * VOIDED (EXPIRED) even before the expiry job has written it, and every change of it is refused as
+ * for a voided one.
  */
-async function loadAuthorizationForUpdate(ctx: ServiceContext, id: string): Promise<store.AuthorizationRow> {
-  const row = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, id);
+async function loadAuthorization(ctx: ServiceContext, id: string, options: ReadOptions = {}): Promise<store.AuthorizationRow> {
+  const row = await store.findAuthorization(ctx.db, ctx.accountId, id, options);
   if (!row) throw notFound('authorization', id);
-  return authorizationAt(row, isoSeconds(ctx.now));
+  return options.forUpdate ? authorizationAt(row, isoSeconds(ctx.now)) : row;
 }
 
 export async function getAuthorization(ctx: ServiceContext, id: string): Promise<Authorization> {
@@ -125,15 +121,10 @@ interface CaptureRequest {
 
 function requestedCapture(row: store.AuthorizationRow, body: CaptureBody): CaptureRequest {
   if (!body.amount) return { amountMinor: row.amount_minor - row.captured_minor, breakdown: undefined };
-  if (body.amount.currency_code !== row.currency) {
-    throw serviceError(
-      'UNPROCESSABLE_ENTITY',
-      'AUTH_CAPTURE_CURRENCY_MISMATCH',
-      `The capture must be in the authorization's currency (${row.currency}).`,
-      { field: '/amount/currency_code', value: body.amount.currency_code },
-    );
-  }
-  const amountMinor = amountOf(body.amount, '/amount');
+  const amountMinor = amountInCurrencyOf(body.amount, row.currency, {
+    issue: 'AUTH_CAPTURE_CURRENCY_MISMATCH',
+    description: `The capture must be in the authorization's currency (${row.currency}).`,
+  });
   checkBreakdown(body.amount, '/amount', amountMinor);
   return { amountMinor, breakdown: body.amount.breakdown as Record<string, Money> | undefined };
 }
@@ -175,7 +166,7 @@ export async function captureAuthorization(
 ): Promise<Capture> {
   // A new invoice_id is checked unused across the account's captures: first in the lock order.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
-  const row = await loadAuthorizationForUpdate(ctx, id);
+  const row = await loadAuthorization(ctx, id, { forUpdate: true });
   const status = authorizationStatusOf(row.status);
   assertNotExpired(row);
   assertCanTransition('capture', status, 'CAPTURED');
@@ -223,7 +214,7 @@ export async function captureAuthorization(
 
 /** Voids an authorization (and its open reauthorization, if any). */
 export async function voidAuthorization(ctx: ServiceContext, id: string): Promise<Authorization> {
-  const row = await loadAuthorizationForUpdate(ctx, id);
+  const row = await loadAuthorization(ctx, id, { forUpdate: true });
   if (row.original_id !== null) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -234,7 +225,7 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
   assertCanTransition('void', authorizationStatusOf(row.status), 'VOIDED');
   if (row.reauthorization_id !== null) {
     // Locked after its original, as every path locks them.
-    const locked = await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, row.reauthorization_id);
+    const locked = await store.findAuthorization(ctx.db, ctx.accountId, row.reauthorization_id, { forUpdate: true });
     const renewal = locked && authorizationAt(locked, isoSeconds(ctx.now));
     if (renewal && (OPEN_AUTHORIZATION_STATUSES as readonly string[]).includes(renewal.status)) {
       await markVoided(ctx, renewal, null);
@@ -246,7 +237,7 @@ export async function voidAuthorization(ctx: ServiceContext, id: string): Promis
 /** Renews an authorization after its honour period: a new authorization, same expiry. */
 export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, body: ReauthorizeBody): Promise<Authorization> {
   // Locked: two concurrent reauthorizations would otherwise both see reauthorization_id unset.
-  const row = await loadAuthorizationForUpdate(ctx, id);
+  const row = await loadAuthorization(ctx, id, { forUpdate: true });
   if (row.original_id !== null || row.reauthorization_id !== null) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -265,13 +256,10 @@ export async function reauthorizeAuthorization(ctx: ServiceContext, id: string, 
       `The authorization is still in its honour period until ${row.honor_expiration_time}; reauthorize after that and before ${row.expiration_time}.`,
     );
   }
-  if (body.amount.currency_code !== row.currency) {
-    throw serviceError('UNPROCESSABLE_ENTITY', 'AUTH_CURRENCY_MISMATCH', `The amount must be in ${row.currency}.`, {
-      field: '/amount/currency_code',
-      value: body.amount.currency_code,
-    });
-  }
-  const amountMinor = amountOf(body.amount, '/amount');
+  const amountMinor = amountInCurrencyOf(body.amount, row.currency, {
+    issue: 'AUTH_CURRENCY_MISMATCH',
+    description: `The amount must be in ${row.currency}.`,
+  });
   const percent = BigInt(ctx.deps.config.overCapturePercent);
   if (amountMinor * 100n > row.amount_minor * percent) {
     throw serviceError(
@@ -314,7 +302,7 @@ async function createReauthorization(ctx: ServiceContext, original: store.Author
 
 /** Control plane: settles an authorization held for review (PENDING) as CREATED or DENIED. */
 export async function reviewAuthorization(ctx: ServiceContext, id: string, decision: 'APPROVE' | 'DENY'): Promise<Authorization> {
-  const row = await loadAuthorizationForUpdate(ctx, id);
+  const row = await loadAuthorization(ctx, id, { forUpdate: true });
   const target: AuthorizationStatus = decision === 'APPROVE' ? 'CREATED' : 'DENIED';
   assertCanTransition('review', authorizationStatusOf(row.status), target);
   const changes = { status: target, status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.AuthorizationRow>;

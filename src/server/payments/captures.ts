@@ -4,6 +4,7 @@ import type { Money } from '../../lib/money.js';
 import { isoSeconds } from '../core/clock.js';
 import type { ServiceContext } from '../core/deps.js';
 import { transactionId } from '../core/ids.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { notFound } from '../http/errors.js';
 import { recordMovement } from '../ledger/store.js';
 import { writePaymentEvent } from './events.js';
@@ -109,15 +110,9 @@ export async function recordCapture(ctx: ServiceContext, input: NewCapture): Pro
   return { row, resource };
 }
 
-async function loadCapture(ctx: ServiceContext, captureId: string): Promise<store.CaptureRow> {
-  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
-  if (!row) throw notFound('capture', captureId);
-  return row;
-}
-
-/** For a change: the capture locked until the transaction ends. */
-async function loadCaptureForUpdate(ctx: ServiceContext, captureId: string): Promise<store.CaptureRow> {
-  const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
+/** The capture; for a change, `forUpdate`: locked until the transaction ends. */
+export async function loadCapture(ctx: ServiceContext, captureId: string, options: ReadOptions = {}): Promise<store.CaptureRow> {
+  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId, options);
   if (!row) throw notFound('capture', captureId);
   return row;
 }
@@ -128,7 +123,7 @@ export async function getCapture(ctx: ServiceContext, captureId: string): Promis
 
 /** Completes a capture held for verification: fee, ledger, PAYMENT.CAPTURE.COMPLETED. */
 export async function completePendingCapture(ctx: ServiceContext, captureId: string): Promise<Capture> {
-  const row = await loadCaptureForUpdate(ctx, captureId);
+  const row = await loadCapture(ctx, captureId, { forUpdate: true });
   assertCaptureCanTransition('complete', captureStatusOf(row.status), 'COMPLETED');
   const fee = captureFee(row.amount_minor, row.currency);
   const changes = {
@@ -154,8 +149,8 @@ export async function declinePendingCapture(ctx: ServiceContext, captureId: stri
   // The lock order puts the authorization before its capture: the capture's authorization (which
   // never changes) is read first, then both are locked in that order.
   const authorizationId = (await loadCapture(ctx, captureId)).authorization_id;
-  const authorization = authorizationId ? await store.findAuthorizationForUpdate(ctx.db, ctx.accountId, authorizationId) : undefined;
-  const row = await loadCaptureForUpdate(ctx, captureId);
+  const authorization = authorizationId ? await store.findAuthorization(ctx.db, ctx.accountId, authorizationId, { forUpdate: true }) : undefined;
+  const row = await loadCapture(ctx, captureId, { forUpdate: true });
   assertCaptureCanTransition('decline', captureStatusOf(row.status), 'DECLINED');
   const changes = { status: 'DECLINED', status_reason: null, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;
   await store.updateCapture(ctx.db, ctx.accountId, row.id, changes);
@@ -183,7 +178,7 @@ export function remainingNet(row: store.CaptureRow): bigint {
  * status_details (the API has no REVERSED capture status), ledger takes the remaining net.
  */
 export async function reverseCompletedCapture(ctx: ServiceContext, captureId: string, reason: string): Promise<Capture> {
-  const row = await loadCaptureForUpdate(ctx, captureId);
+  const row = await loadCapture(ctx, captureId, { forUpdate: true });
   const status: CaptureStatus = captureStatusOf(row.status);
   assertCaptureCanTransition('reverse', status, 'REFUNDED');
   const changes = { status: 'REFUNDED', status_reason: reason, update_time: isoSeconds(ctx.now) } satisfies Partial<store.CaptureRow>;

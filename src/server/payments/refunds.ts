@@ -7,7 +7,8 @@ import { transactionId } from '../core/ids.js';
 import { lockAccount } from '../db/account-lock.js';
 import { notFound, serviceError } from '../http/errors.js';
 import { balanceOfForUpdate, recordMovement } from '../ledger/store.js';
-import { amountOf } from './amounts.js';
+import { amountInCurrencyOf } from './amounts.js';
+import { loadCapture } from './captures.js';
 import { writePaymentEvent } from './events.js';
 import { refundFee } from './fees.js';
 import { captureDetailsSchema, presentRefund, type Refund, type RefundDetails } from './present.js';
@@ -27,15 +28,10 @@ export interface RefundOptions {
 
 function requestedRefund(row: store.CaptureRow, body: RefundBody, remaining: bigint): bigint {
   if (!body.amount) return remaining;
-  if (body.amount.currency_code !== row.currency) {
-    throw serviceError(
-      'UNPROCESSABLE_ENTITY',
-      'REFUND_CAPTURE_CURRENCY_MISMATCH',
-      `The refund must be in the capture's currency (${row.currency}).`,
-      { field: '/amount/currency_code', value: body.amount.currency_code },
-    );
-  }
-  const amountMinor = amountOf(body.amount, '/amount');
+  const amountMinor = amountInCurrencyOf(body.amount, row.currency, {
+    issue: 'REFUND_CAPTURE_CURRENCY_MISMATCH',
+    description: `The refund must be in the capture's currency (${row.currency}).`,
+  });
   if (amountMinor > remaining) {
     throw serviceError(
       'UNPROCESSABLE_ENTITY',
@@ -70,8 +66,7 @@ async function assertRefundable(ctx: ServiceContext, row: store.CaptureRow, body
 export async function refundCapture(ctx: ServiceContext, captureId: string, body: RefundBody, options: RefundOptions = {}): Promise<Refund> {
   // Lock order: the account (a new invoice_id is checked unused), the capture, then the balance.
   if (body.invoice_id !== undefined) await lockAccount(ctx.db, ctx.accountId);
-  const row = await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId);
-  if (!row) throw notFound('capture', captureId);
+  const row = await loadCapture(ctx, captureId, { forUpdate: true });
   const status = captureStatusOf(row.status);
   assertNotReversed(status, row.status_reason);
   assertCaptureCanTransition('refund', status, 'REFUNDED');

@@ -1,6 +1,7 @@
 // HTTP for /v2/payments (authorizations, captures, refunds) and the payments control plane.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { callerOf } from '../http/auth.js';
@@ -23,27 +24,35 @@ import { deletePayments } from './store.js';
 
 const AUTH = '/v2/payments/authorizations/:id';
 
-interface MutationSpec {
+interface PaymentAction<S extends z.ZodType> {
   operation: string;
-  status: number;
-  /** Controls the answer's shape by Prefer (minimal by default). */
-  preferable: boolean;
-  work: (ctx: ServiceContext) => Promise<PaymentResource>;
+  /** 200 unless given. */
+  status?: number;
+  /** The request body's schema; none: the body is not read. */
+  body?: S;
+  /** Mock-response codes the service acts on itself (the others answer their simulated error). */
+  mockOutcomes?: readonly string[];
+  /**
+   * A control-plane route: the mock header is not read, and the answer is the whole resource
+   * (the API's routes shape it by Prefer, minimal by default).
+   */
+  control?: boolean;
+  work: (ctx: ServiceContext, id: string, body: z.output<S>, mocked: string | undefined) => Promise<PaymentResource>;
 }
 
-async function mutate(deps: ServerDeps, request: FastifyRequest, reply: FastifyReply, spec: MutationSpec) {
-  const preference = returnPreference(request);
-  const result = await runMutation(
-    deps,
-    request,
-    { operation: spec.operation, retentionSeconds: RETENTION_SECONDS.payments },
-    async (ctx) => {
-      const resource = await spec.work(ctx);
-      const body = spec.preferable ? shapeForPreference(resource, preference) : resource;
-      return { status: spec.status, body };
-    },
-  );
-  return sendResult(reply, result);
+/** A POST on one payment resource (`:id` in the path): one service call in the request's transaction. */
+function postOnPayment<S extends z.ZodType>(app: FastifyInstance, deps: ServerDeps, path: string, action: PaymentAction<S>): void {
+  app.post(path, async (request, reply) => {
+    const mocked = action.control ? undefined : applyMock(request, action.mockOutcomes);
+    const { id } = parsePath(idParamsSchema, request.params);
+    const body = action.body ? parseBody(action.body, request.body) : undefined;
+    const preference = returnPreference(request);
+    const result = await runMutation(deps, request, { operation: action.operation, retentionSeconds: RETENTION_SECONDS.payments }, async (ctx) => {
+      const resource = await action.work(ctx, id, body as z.output<S>, mocked);
+      return { status: action.status ?? 200, body: action.control ? resource : shapeForPreference(resource, preference) };
+    });
+    return sendResult(reply, result);
+  });
 }
 
 async function read<T extends PaymentResource>(deps: ServerDeps, request: FastifyRequest, work: (ctx: ServiceContext, id: string) => Promise<T>): Promise<T> {
@@ -75,51 +84,26 @@ export function registerPaymentsRoutes(app: FastifyInstance, deps: ServerDeps): 
   app.get('/v2/payments/captures/:id', kept(), (request) => read(deps, request, payments.getCapture));
   app.get('/v2/payments/refunds/:id', kept(), (request) => read(deps, request, payments.getRefund));
 
-  app.post(`${AUTH}/capture`, async (request, reply) => {
-    const declined = applyMock(request, ['INSTRUMENT_DECLINED']) !== undefined;
-    const { id } = parsePath(idParamsSchema, request.params);
-    const body = parseBody(captureBodySchema, request.body);
-    return mutate(deps, request, reply, {
-      operation: 'payments.authorizations.capture',
-      status: 200,
-      preferable: true,
-      work: (ctx) => payments.captureAuthorization(ctx, id, body, { declined }),
-    });
+  postOnPayment(app, deps, `${AUTH}/capture`, {
+    operation: 'payments.authorizations.capture',
+    body: captureBodySchema,
+    mockOutcomes: ['INSTRUMENT_DECLINED'],
+    work: (ctx, id, body, mocked) => payments.captureAuthorization(ctx, id, body, { declined: mocked !== undefined }),
   });
-
-  app.post(`${AUTH}/void`, async (request, reply) => {
-    applyMock(request);
-    const { id } = parsePath(idParamsSchema, request.params);
-    return mutate(deps, request, reply, {
-      operation: 'payments.authorizations.void',
-      status: 200,
-      preferable: true,
-      work: (ctx) => payments.voidAuthorization(ctx, id),
-    });
+  postOnPayment(app, deps, `${AUTH}/void`, {
+    operation: 'payments.authorizations.void',
+    work: (ctx, id) => payments.voidAuthorization(ctx, id),
   });
-
-  app.post(`${AUTH}/reauthorize`, async (request, reply) => {
-    applyMock(request);
-    const { id } = parsePath(idParamsSchema, request.params);
-    const body = parseBody(reauthorizeBodySchema, request.body);
-    return mutate(deps, request, reply, {
-      operation: 'payments.authorizations.reauthorize',
-      status: 201,
-      preferable: true,
-      work: (ctx) => payments.reauthorizeAuthorization(ctx, id, body),
-    });
+  postOnPayment(app, deps, `${AUTH}/reauthorize`, {
+    operation: 'payments.authorizations.reauthorize',
+    status: 201,
+    body: reauthorizeBodySchema,
+    work: (ctx, id, body) => payments.reauthorizeAuthorization(ctx, id, body),
   });
-
-  app.post('/v2/payments/captures/:id/refund', async (request, reply) => {
-    applyMock(request);
-    const { id } = parsePath(idParamsSchema, request.params);
-    const body = parseBody(refundBodySchema, request.body);
-    return mutate(deps, request, reply, {
-      operation: 'payments.captures.refund',
-      status: 200,
-      preferable: true,
-      work: (ctx) => payments.refundCapture(ctx, id, body),
-    });
+  postOnPayment(app, deps, '/v2/payments/captures/:id/refund', {
+    operation: 'payments.captures.refund',
+    body: refundBodySchema,
+    work: (ctx, id, body) => payments.refundCapture(ctx, id, body),
   });
 
   registerPaymentsControlRoutes(app, deps);
@@ -131,25 +115,16 @@ function registerPaymentsControlRoutes(app: FastifyInstance, deps: ServerDeps): 
     ['complete', payments.completePendingCapture],
     ['decline', payments.declinePendingCapture],
   ] as const) {
-    app.post(`/_payctl/captures/:id/${action}`, async (request, reply) => {
-      const { id } = parsePath(idParamsSchema, request.params);
-      return mutate(deps, request, reply, {
-        operation: `sandbox.captures.${action}`,
-        status: 200,
-        preferable: false,
-        work: (ctx) => settle(ctx, id),
-      });
+    postOnPayment(app, deps, `/_payctl/captures/:id/${action}`, {
+      operation: `sandbox.captures.${action}`,
+      control: true,
+      work: (ctx, id) => settle(ctx, id),
     });
   }
-
-  app.post('/_payctl/authorizations/:id/review', async (request, reply) => {
-    const { id } = parsePath(idParamsSchema, request.params);
-    const { decision } = parseBody(reviewBodySchema, request.body);
-    return mutate(deps, request, reply, {
-      operation: 'sandbox.authorizations.review',
-      status: 200,
-      preferable: false,
-      work: (ctx) => payments.reviewAuthorization(ctx, id, decision),
-    });
+  postOnPayment(app, deps, '/_payctl/authorizations/:id/review', {
+    operation: 'sandbox.authorizations.review',
+    control: true,
+    body: reviewBodySchema,
+    work: (ctx, id, { decision }) => payments.reviewAuthorization(ctx, id, decision),
   });
 }

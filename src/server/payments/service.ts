@@ -4,6 +4,7 @@ import { money } from '../../lib/money.js';
 import type { ServiceContext } from '../core/deps.js';
 import { isoSeconds } from '../core/clock.js';
 import { notFound } from '../http/errors.js';
+import type { ReadOptions } from '../db/prepared.js';
 import { reverseCompletedCapture } from './captures.js';
 import { presentAuthorization, presentCapture, presentRefund, type Authorization, type Capture, type Refund } from './present.js';
 import { refundCapture } from './refunds.js';
@@ -52,10 +53,8 @@ export interface StoredCapture {
  * The caller's capture, or undefined when it does not exist for this account. `forUpdate` locks it
  * until the transaction ends (opening a dispute checks the capture, then inserts beside it).
  */
-export async function findCapture(ctx: ServiceContext, captureId: string, options: { forUpdate?: boolean } = {}): Promise<StoredCapture | undefined> {
-  const row = options.forUpdate
-    ? await store.findCaptureForUpdate(ctx.db, ctx.accountId, captureId)
-    : await store.findCaptureRow(ctx.db, ctx.accountId, captureId);
+export async function findCapture(ctx: ServiceContext, captureId: string, options: ReadOptions = {}): Promise<StoredCapture | undefined> {
+  const row = await store.findCaptureRow(ctx.db, ctx.accountId, captureId, options);
   return row ? storedCapture(row) : undefined;
 }
 

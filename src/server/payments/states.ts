@@ -1,6 +1,7 @@
 // Lifecycles of authorizations, captures and refunds: which operation may move which status where,
 // and the issue code each refusal carries.
 
+import { storedStatus } from '../core/transitions.js';
 import { serviceError, type ServiceError, type IssueCode } from '../http/errors.js';
 
 export type AuthorizationStatus = 'CREATED' | 'CAPTURED' | 'DENIED' | 'PARTIALLY_CAPTURED' | 'VOIDED' | 'PENDING';
@@ -143,25 +144,14 @@ export function assertRefundCanTransition(operation: RefundOperation, current: R
   throw refusal('refund', operation, current, allowed, 'REFUND_NOT_ALLOWED');
 }
 
-export function isAuthorizationStatus(value: string): value is AuthorizationStatus {
-  return value in AUTHORIZATION_TRANSITIONS;
-}
-
-export function isCaptureStatus(value: string): value is CaptureStatus {
-  return value in CAPTURE_TRANSITIONS;
-}
-
 export function authorizationStatusOf(value: string): AuthorizationStatus {
-  if (!isAuthorizationStatus(value)) throw new Error(`unknown authorization status in storage: ${value}`);
-  return value;
+  return storedStatus(AUTHORIZATION_TRANSITIONS, 'authorization', value);
 }
 
 export function captureStatusOf(value: string): CaptureStatus {
-  if (!isCaptureStatus(value)) throw new Error(`unknown capture status in storage: ${value}`);
-  return value;
+  return storedStatus(CAPTURE_TRANSITIONS, 'capture', value);
 }
 
 export function refundStatusOf(value: string): RefundStatus {
-  if (!(value in REFUND_TRANSITIONS)) throw new Error(`unknown refund status in storage: ${value}`);
-  return value as RefundStatus;
+  return storedStatus(REFUND_TRANSITIONS, 'refund', value);
 }

@@ -1,6 +1,6 @@
 // Authorizations, captures and refunds in storage. Every query is scoped by account_id.
 
-import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
+import { findRow, findRows, insertRow, rowExists, type ReadOptions, updateRows } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface AuthorizationRow {
@@ -82,17 +82,8 @@ export async function insertAuthorization(db: Queryable, row: AuthorizationRow):
   await insertRow(db, 'authorizations', row);
 }
 
-export function findAuthorization(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
-  return findRow(db, 'authorizations', { account_id: accountId, id });
-}
-
-const authorizationForUpdate = prepared<{ accountId: string; id: string }, AuthorizationRow>((db, arg) =>
-  db.selectFrom('authorizations').selectAll().where('account_id', '=', arg('accountId')).where('id', '=', arg('id')).forUpdate(),
-);
-
-/** The authorization, locked until the transaction ends (a plain read on SQLite, whose writer holds the file). */
-export function findAuthorizationForUpdate(db: Queryable, accountId: string, id: string): Promise<AuthorizationRow | undefined> {
-  return authorizationForUpdate.first(db, { accountId, id });
+export function findAuthorization(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<AuthorizationRow | undefined> {
+  return findRow(db, 'authorizations', { account_id: accountId, id }, options);
 }
 
 export async function updateAuthorization(db: Queryable, accountId: string, id: string, changes: Changes<AuthorizationRow>): Promise<void> {
@@ -100,13 +91,7 @@ export async function updateAuthorization(db: Queryable, accountId: string, id: 
 }
 
 export function authorizationsOfOrder(db: Queryable, accountId: string, orderId: string): Promise<AuthorizationRow[]> {
-  return db
-    .selectFrom('authorizations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('order_id', '=', orderId)
-    .orderBy('seq')
-    .execute();
+  return findRows(db, 'authorizations', { account_id: accountId, order_id: orderId }, { orderBy: ['seq'] });
 }
 
 /** Authorizations still open whose expiration time has passed on the account's clock. */
@@ -139,14 +124,8 @@ export async function earliestOpenExpiry(db: Queryable, accountId: string, openS
   return row?.expiration_time ?? null;
 }
 
-export async function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('authorizations')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
-    .executeTakeFirst();
-  return row !== undefined;
+export function authorizationInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  return rowExists(db, 'authorizations', { account_id: accountId, invoice_id: invoiceId });
 }
 
 // Captures
@@ -155,17 +134,8 @@ export async function insertCapture(db: Queryable, row: CaptureRow): Promise<voi
   await insertRow(db, 'captures', row);
 }
 
-export function findCaptureRow(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
-  return findRow(db, 'captures', { account_id: accountId, id });
-}
-
-const captureForUpdate = prepared<{ accountId: string; id: string }, CaptureRow>((db, arg) =>
-  db.selectFrom('captures').selectAll().where('account_id', '=', arg('accountId')).where('id', '=', arg('id')).forUpdate(),
-);
-
-/** The capture, locked until the transaction ends. */
-export function findCaptureForUpdate(db: Queryable, accountId: string, id: string): Promise<CaptureRow | undefined> {
-  return captureForUpdate.first(db, { accountId, id });
+export function findCaptureRow(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<CaptureRow | undefined> {
+  return findRow(db, 'captures', { account_id: accountId, id }, options);
 }
 
 export async function updateCapture(db: Queryable, accountId: string, id: string, changes: Changes<CaptureRow>): Promise<void> {
@@ -173,7 +143,7 @@ export async function updateCapture(db: Queryable, accountId: string, id: string
 }
 
 export function capturesOfOrder(db: Queryable, accountId: string, orderId: string): Promise<CaptureRow[]> {
-  return db.selectFrom('captures').selectAll().where('account_id', '=', accountId).where('order_id', '=', orderId).orderBy('seq').execute();
+  return findRows(db, 'captures', { account_id: accountId, order_id: orderId }, { orderBy: ['seq'] });
 }
 
 export async function captureInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
@@ -208,14 +178,8 @@ export function refundsOfCaptures(db: Queryable, accountId: string, captureIds: 
     .execute();
 }
 
-export async function refundInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('refunds')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
-    .executeTakeFirst();
-  return row !== undefined;
+export function refundInvoiceUsed(db: Queryable, accountId: string, invoiceId: string): Promise<boolean> {
+  return rowExists(db, 'refunds', { account_id: accountId, invoice_id: invoiceId });
 }
 
 /** Deletes the account's payments (for POST /_payctl/reset). */

@@ -1,5 +1,6 @@
 // Payout batch and item statuses, in the API's spelling, and the moves each may make.
 
+import { canTransition, sourcesOf } from '../core/transitions.js';
 import { serviceError, type IssueCode } from '../http/errors.js';
 
 export const BATCH_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'DENIED', 'CANCELED'] as const;
@@ -54,10 +55,6 @@ export const CHARGED_ITEM_STATUSES: readonly ItemStatus[] = ['SUCCESS', 'UNCLAIM
 
 export const FINAL_BATCH_STATUSES: readonly BatchStatus[] = ['SUCCESS', 'DENIED', 'CANCELED'];
 
-export function canTransition<S extends string>(table: Record<S, readonly S[]>, from: S, to: S): boolean {
-  return table[from].includes(to);
-}
-
 function refuse(what: string, operation: string, from: string, allowedFrom: readonly string[], issue: IssueCode) {
   const allowed = allowedFrom.length > 0 ? allowedFrom.join(', ') : 'none';
   return serviceError(
@@ -66,11 +63,6 @@ function refuse(what: string, operation: string, from: string, allowedFrom: read
     `Cannot ${operation} a ${what} in status ${from}; allowed only from: ${allowed}.`,
     { value: from },
   );
-}
-
-/** Statuses from which `to` can be reached in `table`. */
-function sourcesOf<S extends string>(table: Record<S, readonly S[]>, to: S): S[] {
-  return (Object.keys(table) as S[]).filter((from) => table[from].includes(to));
 }
 
 export function assertBatchCanTransition(operation: string, from: BatchStatus, to: BatchStatus): void {

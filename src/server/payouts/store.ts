@@ -1,6 +1,7 @@
 // Payout batches and items in storage. Every query names the owning account (or a batch found through it).
 
 import { sql } from 'kysely';
+import { findRow, insertRow, updateRows } from '../db/prepared.js';
 import type { Queryable } from '../db/schema.js';
 import type { BatchStatus, ItemStatus } from './states.js';
 
@@ -51,7 +52,7 @@ const ITEM_COLUMNS = 16;
 export const ITEM_ROWS_PER_INSERT = Math.floor(MAX_BOUND_VALUES / ITEM_COLUMNS);
 
 export async function insertBatch(db: Queryable, batch: BatchRow): Promise<void> {
-  await db.insertInto('payout_batches').values(batch).execute();
+  await insertRow(db, 'payout_batches', batch);
 }
 
 /** Multi-row INSERTs, as many rows per statement as the bound-value limit allows. */
@@ -62,7 +63,7 @@ export async function insertItems(db: Queryable, items: readonly ItemRow[]): Pro
 }
 
 export function findBatch(db: Queryable, accountId: string, id: string): Promise<BatchRow | undefined> {
-  return db.selectFrom('payout_batches').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'payout_batches', { account_id: accountId, id });
 }
 
 /** The latest batch of this account with this sender_batch_id created at or after `since`. */
@@ -95,7 +96,7 @@ export function itemsInRange(db: Queryable, batchId: string, from: number, to: n
 }
 
 export function findItem(db: Queryable, accountId: string, id: string): Promise<ItemRow | undefined> {
-  return db.selectFrom('payout_items').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return findRow(db, 'payout_items', { account_id: accountId, id });
 }
 
 export function pendingItems(db: Queryable, batchId: string, limit: number): Promise<ItemRow[]> {
@@ -117,14 +118,8 @@ export async function moveBatch(
   to: BatchStatus,
   timeCompleted: string | null = null,
 ): Promise<number> {
-  const result = await db
-    .updateTable('payout_batches')
-    .set({ status: to, ...(timeCompleted ? { time_completed: timeCompleted } : {}) })
-    .where('account_id', '=', batch.accountId)
-    .where('id', '=', batch.id)
-    .where('status', '=', from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const key = { account_id: batch.accountId, id: batch.id, status: from };
+  return Number(await updateRows(db, 'payout_batches', key, { status: to, ...(timeCompleted ? { time_completed: timeCompleted } : {}) }));
 }
 
 export interface Settlement {
@@ -160,14 +155,8 @@ export async function moveItem(
   to: ItemStatus,
   fields: { timeProcessed: string; errorName: string | null },
 ): Promise<number> {
-  const result = await db
-    .updateTable('payout_items')
-    .set({ status: to, time_processed: fields.timeProcessed, error_name: fields.errorName, return_due: null })
-    .where('account_id', '=', item.accountId)
-    .where('id', '=', item.id)
-    .where('status', '=', from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const key = { account_id: item.accountId, id: item.id, status: from };
+  return Number(await updateRows(db, 'payout_items', key, { status: to, time_processed: fields.timeProcessed, error_name: fields.errorName, return_due: null }));
 }
 
 export interface CurrencyTotals {
