@@ -65,7 +65,7 @@ describe('broken requests', () => {
   beforeAll(async () => {
     const shared = new Resources(t, t.merchant, receiver);
     for (const route of routes) valid.set(routeKey(route), await fixtureFor(route).build(shared));
-    await settle(digest);
+    await settle(t, digest);
   }, 120_000);
 
   it.each(routes.map((route) => [routeKey(route), route] as const))('%s: every break is a prompt 4xx in the error shape and writes nothing', async (key, route) => {
@@ -102,7 +102,7 @@ describe('broken requests', () => {
 
 /** A snapshot once background work (webhook fan-out) has gone quiet. */
 async function quietSnapshot() {
-  await settle(async () => JSON.stringify(await snapshot(t.server.db)));
+  await settle(t);
   return snapshot(t.server.db);
 }
 
