@@ -154,6 +154,7 @@ function withBuildLock(build: () => void): void {
     // A build takes about a minute on a loaded 2-core machine; a lock older than 10 minutes was
     // left by a killed run (breaking a live one would let two builds delete each other's chunks).
     if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
+    // Kept: the interval of a synchronous poll (ensureBuilt is sync) for the lock to go, bounded by the 10-minute break above.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   try {

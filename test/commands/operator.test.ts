@@ -81,6 +81,7 @@ function runWithSlowReader(
       for (const line of lines) onLine?.(line, (signal) => child.kill(signal));
       if (holding) return;
       child.stdout.pause();
+      // Kept on purpose: the slow reader under test (a pause after every chunk keeps the pipe full).
       setTimeout(() => !holding && child.stdout.resume(), 3);
     });
     // Held: nothing is read until payctl says on stderr that it is done (about to exit), so all

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { REPO, ensureBuilt, okJson, runCli, serverEnv } from './cli-harness.js';
 import { runInPty } from './pty.js';
 
@@ -29,11 +30,15 @@ const cli = (...args: string[]) => runCli(args, { env });
 
 /** The journal is written shortly after each answer: waits until the request shows. */
 async function journalHas(filter: string, count = 1): Promise<any[]> {
-  for (;;) {
-    const page = await harness.request('GET', `/_payctl/requests?${filter}`);
-    if (page.status === 200 && page.body.items.length >= count) return page.body.items;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let page = await harness.request('GET', `/_payctl/requests?${filter}`);
+  await waitFor(
+    async () => {
+      page = await harness.request('GET', `/_payctl/requests?${filter}`);
+      return page.status === 200 && page.body.items.length >= count;
+    },
+    { timeoutMs: 10_000, intervalMs: 50, what: () => `${count} journal entries for ${filter} (last: ${page.status} ${page.text.slice(0, 300)})` },
+  );
+  return page.body.items;
 }
 
 async function capturedOrder(value = '10.00'): Promise<{ order: string; capture: string }> {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Merchant, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { REPO, ensureBuilt, okJson, runCli, serverEnv } from './cli-harness.js';
 
 let harness: TestServer;
@@ -221,11 +222,15 @@ describe('scenario files', () => {
     const first = okJson(await seed(env, path, '--json'));
     // The batch is paid in the background: counts are taken once it has settled.
     const batchId = first.steps[1].result.batch_header.payout_batch_id;
-    for (;;) {
-      const batch = await harness.request('GET', `/v1/payments/payouts/${batchId}`, { token: merchant.token });
-      if (['SUCCESS', 'DENIED', 'CANCELED'].includes(batch.body.batch_header.batch_status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let status = '';
+    await waitFor(
+      async () => {
+        const batch = await harness.request('GET', `/v1/payments/payouts/${batchId}`, { token: merchant.token });
+        status = batch.body.batch_header.batch_status;
+        return ['SUCCESS', 'DENIED', 'CANCELED'].includes(status);
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: () => `payout batch ${batchId} to settle (last status: ${status})` },
+    );
     const after = await counts(merchant);
     const second = okJson(await seed(env, path, '--json'));
     expect(await counts(merchant)).toEqual(after);

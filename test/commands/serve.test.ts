@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -178,37 +178,70 @@ describe('payctl serve where the profile cannot be written', () => {
 });
 
 describe('payctl serve whose stdout reader has gone', () => {
-  it('keeps serving after the banner meets a closed pipe (EPIPE), and stops cleanly', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-epipe-'));
-    // A port known in advance: the banner that would say it is the write that fails.
+  /**
+   * Starts serve with its stdout pipe closed, on a port known in advance (the banner that would say it
+   * is the write that fails), and waits until the banner has met the closed pipe. serve writes its
+   * profile just before the banner, in the same synchronous run, so a request sent once the profile
+   * names the server is answered only after that write and its EPIPE error (emitted on the next tick;
+   * unhandled, it ends the process before the next request is read). The health status is 0 when
+   * nothing answered.
+   */
+  async function serveIntoClosedPipe(dir: string, nodeArgs: readonly string[] = []) {
     const probe = createServer();
     const port = await new Promise<number>((done) => probe.listen(0, '127.0.0.1', () => done((probe.address() as AddressInfo).port)));
     await new Promise((done) => probe.close(done));
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--db', ':memory:', '--no-save-profile'], {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', String(port), '--db', ':memory:', '--save-profile'], {
       env: baseEnv(dir),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const exited = waitForExit(child);
     child.stdout!.destroy();
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
+    const profile = join(dir, 'config.json');
+    await waitFor(() => (existsSync(profile) && readFileSync(profile, 'utf8').includes(`127.0.0.1:${port}`)) || child.exitCode !== null, {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+      what: () => `serve to write its profile (stderr: ${stderr})`,
+    });
+    const status = await fetch(`http://127.0.0.1:${port}/_payctl/health`).then((answer) => answer.status, () => 0);
+    return { child, port, exited, status, stderr: () => stderr };
+  }
+
+  it('keeps serving after the banner meets a closed pipe (EPIPE), and stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-epipe-'));
+    const { child, port, status, stderr } = await serveIntoClosedPipe(dir);
     try {
-      let status = 0;
-      await waitFor(
-        async () => {
-          status = await fetch(`http://127.0.0.1:${port}/_payctl/health`).then((answer) => answer.status, () => 0);
-          return status === 200 || child.exitCode !== null;
-        },
-        { timeoutMs: 20_000, intervalMs: 50, what: () => `serve to answer /_payctl/health (last: ${status}; stderr: ${stderr})` },
-      );
-      expect(status).toBe(200);
-      // The banner is written right after the server listens; give the failed write time to surface.
-      await new Promise((done) => setTimeout(done, 500));
+      expect(status, stderr()).toBe(200);
       expect(child.exitCode).toBeNull();
-      expect(stderr).not.toContain('EPIPE');
+      expect(stderr()).not.toContain('EPIPE');
       expect((await fetch(`http://127.0.0.1:${port}/_payctl/health`)).status).toBe(200);
       expect(await stopWithSigterm(child)).toBe(0);
+    } finally {
+      killAndRemove(child, dir);
+    }
+  }, 30_000);
+
+  it('the same wait sees a serve whose EPIPE is not handled die (the control)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-serve-epipe-control-'));
+    // Loaded first: drops every 'error' listener given to process.stdout (oclif's, which ignores EPIPE).
+    const preload = join(dir, 'no-stdout-error-handler.cjs');
+    writeFileSync(
+      preload,
+      [
+        'for (const name of ["on", "addListener", "once", "prependListener", "prependOnceListener"]) {',
+        '  const original = process.stdout[name];',
+        '  process.stdout[name] = function (event, listener) { return event === "error" ? this : original.call(this, event, listener); };',
+        '}',
+      ].join('\n'),
+    );
+    const { child, status, exited, stderr } = await serveIntoClosedPipe(dir, ['--require', preload]);
+    try {
+      expect(status).toBe(0);
+      expect(await exited).not.toBe(0);
+      expect(stderr()).toContain('EPIPE');
     } finally {
       killAndRemove(child, dir);
     }

@@ -1,7 +1,7 @@
 // Ctrl-C during a bulk refund or a payout batch, then the same command again: the work finishes
-// and no money moves twice. The built binary talks to the server through a small proxy that slows
-// requests down (so the interrupt lands part-way) and can hold the one in flight until the CLI is
-// gone, then deliver it (the work is done, the answer lost) or drop it (it never arrived).
+// and no money moves twice. The built binary talks to the server through a small proxy that holds
+// a chosen request (so the interrupt lands part-way, with that request in flight) until the CLI is
+// gone, then delivers it (the work is done, the answer lost) or drops it (it never arrived).
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,12 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromMinorUnits, toMinorUnits } from '../../src/lib/money.js';
 import { ensureBuilt, REPO } from '../commands/cli-harness.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const figures: string[] = [];
 
 // ---- a proxy that can slow, hold, deliver or drop requests ----
 
-/** What to do with one request: wait first, then deliver it or drop it. */
+/** What to do with one request: hold it (or not) first, then deliver it or drop it. */
 type Policy = (method: string, path: string) => Promise<'deliver' | 'drop'>;
 
 interface Proxy {
@@ -77,8 +78,6 @@ async function startProxy(target: string): Promise<Proxy> {
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return proxy;
 }
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- running the CLI ----
 
@@ -219,7 +218,7 @@ describe('payctl payments refund --from-file, interrupted and run again', () => 
         if (posts === after + 1) {
           heldArrived();
           await gone;
-        } else await delay(20);
+        }
         return 'deliver';
       };
       const run = await payctl(args, env, { interruptOn });
@@ -287,12 +286,15 @@ describe('payctl payouts create --file, interrupted and run again', () => {
   }
 
   async function settledBatch(id: string): Promise<{ batch_header: { batch_status: string; amount: { value: string }; fees: { value: string } } }> {
-    for (let i = 0; i < 200; i += 1) {
-      const batch = await t.request('GET', `/v1/payments/payouts/${id}`);
-      if (batch.body.batch_header?.batch_status === 'SUCCESS') return batch.body;
-      await delay(100);
-    }
-    throw new Error(`batch ${id} did not settle`);
+    let batch = await t.request('GET', `/v1/payments/payouts/${id}`);
+    await waitFor(
+      async () => {
+        batch = await t.request('GET', `/v1/payments/payouts/${id}`);
+        return batch.body.batch_header?.batch_status === 'SUCCESS';
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: () => `batch ${id} to settle (last: ${batch.text.slice(0, 300)})` },
+    );
+    return batch.body;
   }
 
   function payoutsFile(name: string, tag: string): { path: string; total: bigint } {

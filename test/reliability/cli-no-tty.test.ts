@@ -8,7 +8,7 @@
 //   and stop on Ctrl-C.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,7 +87,7 @@ function withServer(name: string): Record<string, string> {
   };
 }
 
-function payctl(args: readonly string[], env: Record<string, string>, stdin: Stdin, ci: boolean, longRunning = false): Promise<Run> {
+function payctl(args: readonly string[], env: Record<string, string>, stdin: Stdin, ci: boolean, longRunning = false, nodeArgs: readonly string[] = []): Promise<Run> {
   const childEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('PAYCTL_') && key !== 'FORCE_COLOR' && key !== 'CI') childEnv[key] = value;
@@ -96,7 +96,7 @@ function payctl(args: readonly string[], env: Record<string, string>, stdin: Std
   runs += 1;
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/run.js'), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, join(REPO, 'bin/run.js'), ...args], {
       cwd: REPO,
       env: childEnv,
       stdio: [stdin === 'devnull' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -106,9 +106,23 @@ function payctl(args: readonly string[], env: Record<string, string>, stdin: Std
     let stderr = '';
     let timedOut = false;
     let stopAsked = 0;
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    // A server is given a moment after it first speaks, to show it survives a closed stdin.
+    // A server is stopped once it answers a request at the address it printed: then it is running
+    // past the end of its stdin (which, read from the start, came before the request was read).
+    let probed = false;
+    const probe = () => {
+      const url = longRunning && !probed ? /http:\/\/127\.0\.0\.1:\d+/.exec(stdout + stderr)?.[0] : undefined;
+      if (!url) return;
+      probed = true;
+      void fetch(`${url}/`, { signal: AbortSignal.timeout(5_000) }).then(stop, () => undefined);
+    };
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      probe();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      probe();
+    });
     const stop = () => {
       if (child.exitCode !== null || stopAsked) return;
       timedOut = true;
@@ -117,17 +131,9 @@ function payctl(args: readonly string[], env: Record<string, string>, stdin: Std
       setTimeout(() => child.kill('SIGKILL'), 5_000);
     };
     const limit = setTimeout(stop, LIMIT_MS);
-    const ready = longRunning
-      ? setInterval(() => {
-          if (stdout.length + stderr.length === 0) return;
-          clearInterval(ready);
-          setTimeout(stop, 1_500);
-        }, 200)
-      : undefined;
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(limit);
-      if (ready) clearInterval(ready);
       const ms = Date.now() - started;
       if (!timedOut) timings.push(ms);
       resolve({ code, stdout, stderr, ms, timedOut, ...(stopAsked ? { stopMs: Date.now() - stopAsked } : {}) });
@@ -244,6 +250,22 @@ describe('no terminal, no required values', () => {
     }
     const failures = (await inParallel(jobs)).filter((failure): failure is string => failure !== undefined);
     expect(failures, failures.join('\n\n')).toEqual([]);
+    // The control: a serve that starts reading its stdin once it has printed its address, and ends at
+    // that stdin's end, is seen by the same wait to end by itself (not stopped by Ctrl-C).
+    const preload = join(dir, 'exit-at-stdin-end.cjs');
+    writeFileSync(
+      preload,
+      [
+        'const write = process.stdout.write;',
+        'process.stdout.write = function (chunk, ...rest) {',
+        '  if (String(chunk).includes("http://127.0.0.1:")) { process.stdin.on("end", () => process.exit(3)); process.stdin.resume(); }',
+        '  return write.call(this, chunk, ...rest);',
+        '};',
+      ].join('\n'),
+    );
+    const control = await payctl(['serve', '--port', '0'], isolated('control-serve'), 'closed', true, true, ['--require', preload]);
+    expect(control.timedOut, describeRun('the control', control)).toBe(false);
+    expect(control.code, describeRun('the control', control)).toBe(3);
     console.log(`[reliability] no terminal: ${commands.length} commands with nothing required, ${jobs.length} runs:\n  ${[...codes].map(([label, code]) => `${label}: ${code}`).join('\n  ')}`);
   });
 });

@@ -29,7 +29,7 @@ const tokenRequest = (clientId: string, secret: string, server: TestServer = t):
     body: 'grant_type=client_credentials',
     timeoutMs: 20_000,
   });
-/** What the server told the caller to wait, honoured (not a guess at how long something takes). */
+/** A sleep kept on purpose: the Retry-After the server asked for must pass (the test is that honouring it works). */
 const honour = (answer: Answer) => new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
 const perSecond = (count: number, ms: number) => (count / (ms / 1000)).toFixed(2);
 

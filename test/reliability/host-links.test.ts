@@ -110,7 +110,7 @@ describe('links under a foreign Host header (default public URL: the listening a
 
     // The event delivered to the receiver, and the certificate URL it is signed under.
     await waitUntil(() => receiver.received.some((delivery) => delivery.body.includes(authId)), 15_000, 'the authorization event delivered');
-    await settle(async () => String(receiver.received.length));
+    await settle(t, async () => String(receiver.received.length));
     const events = receiver.received.filter((delivery) => delivery.body.includes(authId));
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {

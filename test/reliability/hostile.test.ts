@@ -65,7 +65,7 @@ describe('broken requests', () => {
   beforeAll(async () => {
     const shared = new Resources(t, t.merchant, receiver);
     for (const route of routes) valid.set(routeKey(route), await fixtureFor(route).build(shared));
-    await settle(digest);
+    await settle(t, digest);
   }, 120_000);
 
   it.each(routes.map((route) => [routeKey(route), route] as const))('%s: every break is a prompt 4xx in the error shape and writes nothing', async (key, route) => {
@@ -102,7 +102,7 @@ describe('broken requests', () => {
 
 /** A snapshot once background work (webhook fan-out) has gone quiet. */
 async function quietSnapshot() {
-  await settle(async () => JSON.stringify(await snapshot(t.server.db)));
+  await settle(t);
   return snapshot(t.server.db);
 }
 
@@ -306,6 +306,7 @@ describe('slow clients', () => {
       expect(answer.status).toBe(200);
       count += 1;
       slowestMs = Math.max(slowestMs, answer.elapsedMs);
+      // Kept on purpose: the probes' sampling interval over the slow clients' 10-20 s, not a wait for an event.
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     return { count, slowestMs };

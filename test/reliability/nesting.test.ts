@@ -42,7 +42,7 @@ describe('a deeply nested body with a request id', () => {
   beforeAll(async () => {
     const shared = new Resources(t, t.merchant, receiver);
     for (const route of mutating) valid.set(routeKey(route), await fixtureFor(route).build(shared));
-    await settle(digest);
+    await settle(t, digest);
   }, 120_000);
 
   const jsonRoutes = () => mutating.filter((route) => valid.get(routeKey(route))?.body !== undefined && fixtureFor(route).errors === undefined);
@@ -115,7 +115,7 @@ describe('the limit', () => {
     expect(route).toBeDefined();
     const request = await fixtureFor(route!).build(resources);
     const wire = wireRequest(route!, request, credentials());
-    await settle(async () => JSON.stringify(await snapshot(t.server.db)));
+    await settle(t);
     const before = await snapshot(t.server.db);
     for (const asFile of [false, true]) {
       const form = new FormData();

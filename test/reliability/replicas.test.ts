@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 import { openInspector, type DbInspector } from './support/db-inspect.js';
 import { loadClient, tokenFor, type Answer, type LoadClient, type Outcome } from './support/http.js';
 import { MixedLoad, centsOf, seededRandom, usdValue } from './support/mixed-load.js';
@@ -128,13 +129,10 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
     return failing;
   }
 
-  /** Polls `probe` (a read, not a sleep to pass time) until it holds, at most `timeoutMs`. */
+  /** Polls `probe` (a read) until it holds, at most `timeoutMs`; how long that took. */
   async function eventually(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<number> {
     const started = performance.now();
-    while (!(await probe())) {
-      if (performance.now() - started > timeoutMs) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(probe, { timeoutMs, intervalMs: 100, what });
     return performance.now() - started;
   }
 

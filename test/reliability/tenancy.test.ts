@@ -37,7 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 
 async function quiet(): Promise<void> {
-  await settle(async () => JSON.stringify(await snapshot(t.server.db)));
+  await settle(t);
 }
 
 /** The rows of one account, table by table (what another tenant must never change). */

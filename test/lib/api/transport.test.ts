@@ -87,8 +87,8 @@ describe('sendOnce over node:http', () => {
   it('treats an answer cut off mid-body as a network error, not a short body', async () => {
     const { url } = await serve((seen, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      response.write('{"id":"only part');
-      setTimeout(() => seen.socket.destroy(), 20);
+      // Cut once the part has left (its write callback), not after a guessed time.
+      response.write('{"id":"only part', () => seen.socket.destroy());
     });
     const error = await sendOnce({ method: 'GET', url, headers: {} }, { timeoutMs: 5_000 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);

@@ -4,6 +4,7 @@
 // what it was sent and what came back: an answer (2xx, 4xx, 5xx) or a lost answer.
 
 import { randomUUID } from 'node:crypto';
+import { waitFor } from '../../helpers/wait.js';
 import type { LoadClient, Outcome } from './http.js';
 
 export type WriteKind =
@@ -85,6 +86,8 @@ export class MixedLoad {
   #stopped = false;
   #seq = 0;
   readonly #random: () => number;
+  /** whenSent() callers: each resolved once that many writes are on their way, or the load has ended. */
+  #waiters: Array<{ count: number; resolve: () => void }> = [];
 
   constructor(private readonly options: MixedLoadOptions) {
     this.#random = options.random ?? Math.random;
@@ -95,7 +98,30 @@ export class MixedLoad {
     this.#stopped = true;
   }
 
+  /**
+   * Resolves as the `count`-th write is handed to the client (it and up to `workers - 1` others in
+   * flight), or when the load ends short of it: true in the first case.
+   */
+  whenSent(count: number): Promise<boolean> {
+    if (this.records.length >= count) return Promise.resolve(true);
+    return new Promise((resolve) => this.#waiters.push({ count, resolve: () => resolve(this.records.length >= count) }));
+  }
+
+  #wake(ended: boolean): void {
+    const due = this.#waiters.filter((waiter) => ended || this.records.length >= waiter.count);
+    this.#waiters = this.#waiters.filter((waiter) => !due.includes(waiter));
+    for (const waiter of due) waiter.resolve();
+  }
+
   async run(): Promise<void> {
+    try {
+      await this.#run();
+    } finally {
+      this.#wake(true);
+    }
+  }
+
+  async #run(): Promise<void> {
     const deadline = Date.now() + this.options.maxMs;
     await Promise.all(
       Array.from({ length: this.options.workers }, async (_, worker) => {
@@ -135,7 +161,9 @@ export class MixedLoad {
     const headers = { 'service-request-id': requestId, ...FULL };
     const record: WriteRecord = { seq: (this.#seq += 1), worker: lane.worker, kind, method, path, body, headers, requestId, ...meta, outcome: 'lost' };
     this.records.push(record);
-    const outcome: Outcome = await this.options.client.call(method, path, { body, headers, token: this.options.token });
+    const answer = this.options.client.call(method, path, { body, headers, token: this.options.token });
+    this.#wake(false);
+    const outcome: Outcome = await answer;
     if (outcome.lost) {
       record.error = outcome.error;
       throw new Stop();
@@ -220,18 +248,23 @@ export class MixedLoad {
     }, { cents: paid + unclaimed });
     const batchId = batch?.batch_header?.payout_batch_id as string | undefined;
     if (!batchId) return;
-    // Processing runs on the server's job tick: look a few times for the unclaimed item, then cancel it.
-    for (let poll = 0; poll < 4 && lane.budget(); poll += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const got = await this.options.client.call('GET', `/v1/payments/payouts/${batchId}`, { token: this.options.token });
-      if (got.lost) throw new Stop();
-      const item = (got.body?.items as Array<{ payout_item_id: string; transaction_status: string }> | undefined)?.find(
-        (entry) => entry.transaction_status === 'UNCLAIMED',
-      );
-      if (item) {
-        await this.write(lane, 'payout-item.cancel', 'POST', `/v1/payments/payouts-item/${item.payout_item_id}/cancel`, undefined, { parent: item.payout_item_id });
-        return;
-      }
-    }
+    // Processing runs on the server's job tick: look for the unclaimed item for a while, then cancel it.
+    type Item = { payout_item_id: string; transaction_status: string };
+    let item = undefined as Item | undefined;
+    const found = waitFor(
+      async () => {
+        if (!lane.budget()) return true;
+        const got = await this.options.client.call('GET', `/v1/payments/payouts/${batchId}`, { token: this.options.token });
+        if (got.lost) throw new Stop();
+        item = (got.body?.items as Item[] | undefined)?.find((entry) => entry.transaction_status === 'UNCLAIMED');
+        return item !== undefined;
+      },
+      { timeoutMs: 1_200, intervalMs: 100, what: `an UNCLAIMED item in ${batchId}` },
+    );
+    // Not yet processed in that time: the flow ends without the cancel, as a caller might give up.
+    await found.catch((error: unknown) => {
+      if (error instanceof Stop) throw error;
+    });
+    if (item) await this.write(lane, 'payout-item.cancel', 'POST', `/v1/payments/payouts-item/${item.payout_item_id}/cancel`, undefined, { parent: item.payout_item_id });
   }
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { waitFor } from '../../helpers/wait.js';
 
 export const REPO = resolve(import.meta.dirname, '../../..');
 const BIN = join(REPO, 'bin', 'run.js');
@@ -75,17 +76,21 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `payctl-${prefix}-`));
 }
 
-async function waitHealthy(url: string, deadline: number): Promise<void> {
-  for (;;) {
-    try {
-      const response = await fetch(`${url}/_payctl/health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer its health check in time`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
+async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
+  let last = 'no answer yet';
+  await waitFor(
+    async () => {
+      try {
+        const response = await fetch(`${url}/_payctl/health`, { signal: AbortSignal.timeout(2_000) });
+        last = `status ${response.status}`;
+        return response.ok;
+      } catch (error) {
+        last = (error as Error).message; // not listening yet
+        return false;
+      }
+    },
+    { timeoutMs, intervalMs: 20, what: () => `${url} to answer its health check (last: ${last})` },
+  );
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
@@ -134,7 +139,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       });
     });
     const info = JSON.parse(line) as { base_url: string; payer_id: string; client_id: string; client_secret: string; admin_key: string };
-    await waitHealthy(info.base_url, Date.now() + timeoutMs);
+    await waitHealthy(info.base_url, timeoutMs);
     child.stdout!.resume();
     return {
       child,
