@@ -130,13 +130,16 @@ class CommitWithStepDialect extends PostgresDialect {
 
 /**
  * A value as an SQL literal, or undefined for one that is not written in (bytes, dates, objects).
- * Text goes through pg's own `escapeLiteral` (quotes doubled, backslashes in an E'' literal).
+ * Every value is a quoted literal, as pg sends a parameter (its text, of no declared type), so
+ * PostgreSQL types it by its place exactly as it would `$n`; a bare number would also make a
+ * negative value after a minus (`-$1`, `0 -$1`) the start of a `--` comment that swallows the rest
+ * of the message, the COMMIT included. Quoting goes through pg's own `escapeLiteral` (quotes
+ * doubled, backslashes in an E'' literal).
  */
 function literalOf(value: unknown): string | undefined {
   if (value === null) return 'NULL';
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return pg.escapeLiteral(String(value));
   if (typeof value === 'string') return value.includes('\0') ? undefined : pg.escapeLiteral(value);
   return undefined;
 }
