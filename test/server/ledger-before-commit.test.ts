@@ -274,6 +274,11 @@ describe('statements written into the COMMIT message (pure: runs on every backen
     expect(inlineParameters(CompiledQuery.raw('select $1', [Number.NaN]))).toBeUndefined();
   });
 
+  it('leaves alone text with a dollar-quoted string (a value holding its tag would close it and run as SQL)', () => {
+    expect(inlineParameters(CompiledQuery.raw('select $q$ $1 $q$, $1', ['$q$; drop table accounts; --']))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw('select $1, $12', Array.from({ length: 12 }, (_, i) => i + 1)))).toBe("select '1', '12'");
+  });
+
   it('writes each parameter as a literal PostgreSQL reads back as it was', () => {
     const query = CompiledQuery.raw('update t set a = $1, b = $2, c = $3, d = $4, e = $5 where f = $10 and g = $11', [
       "it's",

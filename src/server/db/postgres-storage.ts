@@ -146,11 +146,13 @@ function literalOf(value: unknown): string | undefined {
 
 /**
  * A compiled statement as SQL text with its parameters written in; undefined when one cannot be, or
- * when the text has a quoted literal of its own (where "$1" would not be a parameter).
+ * when the text has a quoted literal of its own (where "$1" would not be a parameter): a '...'
+ * literal, or any "$" that is not a parameter's (a dollar-quoted `$tag$...$tag$` string, inside
+ * which a value holding `$tag$` would end the string and be read as SQL).
  */
 export function inlineParameters(query: CompiledQuery): string | undefined {
   if (query.parameters.length === 0) return query.sql;
-  if (/'|\$\$/.test(query.sql)) return undefined;
+  if (/'|\$(?!\d)/.test(query.sql)) return undefined;
   const literals = query.parameters.map(literalOf);
   if (literals.includes(undefined)) return undefined;
   let valid = true;
