@@ -289,6 +289,21 @@ describe('invoice and payout checks', () => {
       row: { status: 'UNCLAIMED', returns: '1', return_total: '510' },
     },
     {
+      what: 'an account counting a fault rule it does not have',
+      corrupt: update((id) => sql`UPDATE accounts SET fault_rules = fault_rules + 1 WHERE id = ${id()}`, () => owner),
+      reported: 'fault-rule-counts-match',
+      row: { counted: '1', rules: '0' },
+    },
+    {
+      what: 'an account with a fault rule it does not count (its requests would skip it)',
+      corrupt: async (trx) => {
+        await sql`INSERT INTO fault_rules (id, account_id, method, path, after_calls, times, respond, create_time, matched, fired)
+                  VALUES ('FR-AUDIT', ${owner}, 'GET', '/v2/x', 0, NULL, '{"status":500}', '2026-01-01T00:00:00Z', 0, 0)`.execute(trx);
+      },
+      reported: 'fault-rule-counts-match',
+      row: { counted: '0', rules: '1' },
+    },
+    {
       what: 'a payout movement with no item',
       corrupt: movement('PAYOUT', -700, () => 'NOSUCHITEM'),
       reported: 'payout-movements-have-items',

@@ -237,6 +237,26 @@ describe('ledger increments before commit', () => {
     expect(await emailOf(storage.db)).toBe(HOSTILE);
   });
 
+  it.runIf(onPostgres)('commits a stored write whose negative value follows a minus (no "--" comment eats the COMMIT)', async () => {
+    // `0 -$1` with -5: written in bare, "0 --5" would start a comment running to the end of the
+    // message: the WHERE and the COMMIT gone, the update made on every row and left uncommitted.
+    const negated = prepared<{ id: string; by: bigint }>((db, arg) =>
+      db.updateTable('accounts').set({ clock_offset_ms: sql<bigint>`0 -${arg('by')}` }).where('id', '=', arg('id')),
+    );
+    await storage.db
+      .insertInto('accounts')
+      .values({ id: 'OTHER', email: 'other@example.com', is_default: 0n, clock_offset_ms: 7n, kyc_status: 'VERIFIED', created_at: NOW })
+      .execute();
+    await storage.transaction({ name: 'test' }, (trx) => writeBeforeCommit(trx, negated, { id: ACCOUNT, by: -5n }));
+    const offsets = await storage.db.selectFrom('accounts').select(['id', 'clock_offset_ms']).orderBy('id').execute();
+    expect(offsets.map((row) => [row.id, BigInt(row.clock_offset_ms)])).toEqual([
+      [ACCOUNT, 5n],
+      ['OTHER', 7n],
+    ]);
+    const open = await sql<{ n: bigint }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(storage.db);
+    expect(BigInt(open.rows[0]!.n)).toBe(0n);
+  });
+
   it.runIf(onPostgres)('runs a stored write on its own when a value cannot be written into the text (positive control)', async () => {
     const outcome = await sentTexts(() =>
       storage.transaction({ name: 'test' }, (trx) => writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'nul\u0000byte' })),
@@ -248,7 +268,17 @@ describe('ledger increments before commit', () => {
   });
 });
 
-describe.runIf(onPostgres)('statements written into the COMMIT message', () => {
+describe('statements written into the COMMIT message (pure: runs on every backend)', () => {
+  it('writes numbers and booleans quoted, as pg sends parameters, so no value can start a comment', () => {
+    expect(inlineParameters(CompiledQuery.raw('select 0 -$1, -$2', [-5n, -1.5]))).toBe("select 0 -'-5', -'-1.5'");
+    expect(inlineParameters(CompiledQuery.raw('select $1', [Number.NaN]))).toBeUndefined();
+  });
+
+  it('leaves alone text with a dollar-quoted string (a value holding its tag would close it and run as SQL)', () => {
+    expect(inlineParameters(CompiledQuery.raw('select $q$ $1 $q$, $1', ['$q$; drop table accounts; --']))).toBeUndefined();
+    expect(inlineParameters(CompiledQuery.raw('select $1, $12', Array.from({ length: 12 }, (_, i) => i + 1)))).toBe("select '1', '12'");
+  });
+
   it('writes each parameter as a literal PostgreSQL reads back as it was', () => {
     const query = CompiledQuery.raw('update t set a = $1, b = $2, c = $3, d = $4, e = $5 where f = $10 and g = $11', [
       "it's",
@@ -264,7 +294,7 @@ describe.runIf(onPostgres)('statements written into the COMMIT message', () => {
       'eleven',
     ]);
     expect(inlineParameters(query)).toBe(
-      "update t set a = 'it''s', b =  E'back\\\\slash', c = 12345678901234567890, d = NULL, e = TRUE where f = 'ten' and g = 'eleven'",
+      "update t set a = 'it''s', b =  E'back\\\\slash', c = '12345678901234567890', d = NULL, e = 'true' where f = 'ten' and g = 'eleven'",
     );
   });
 

@@ -1,5 +1,6 @@
 // Acting for another merchant with Service-Auth-Assertion: consent, the caller as issuer, alg none.
 
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -53,5 +54,33 @@ describe('acting for a merchant with Service-Auth-Assertion', () => {
     // The seller's own token cannot be used to act for the platform without consent the other way.
     const reverse = assertion({ alg: 'none' }, { iss: seller.client_id, payer_id: platform.payer_id });
     expect((await t.request('GET', '/_payctl/whoami', { token: seller.token, headers: { 'Service-Auth-Assertion': reverse } })).status).toBe(403);
+  });
+
+  it("acts with the merchant's account, not the caller's: the order's payee, the identity hold, the fault rules", async () => {
+    const platform = await t.createMerchant('facts-platform@example.com');
+    const seller = await t.createMerchant('facts-seller@example.com');
+    expect((await t.request('POST', '/_payctl/consents', { token: t.adminKey, body: { platform_client_id: platform.client_id, payer_id: seller.payer_id } })).status).toBe(201);
+    const acting = { 'Service-Auth-Assertion': assertion({ alg: 'none' }, { iss: platform.client_id, payer_id: seller.payer_id }), prefer: 'return=representation' };
+    // The platform's own token is read first: VERIFIED, no fault rules, its own e-mail.
+    expect((await t.request('GET', '/_payctl/whoami', { token: platform.token })).status).toBe(200);
+    expect((await t.request('POST', '/_payctl/accounts/kyc', { token: seller.token, body: { status: 'PENDING' } })).status).toBe(200);
+    const order = await t.request('POST', '/v2/checkout/orders', {
+      token: platform.token,
+      headers: { ...acting, 'service-request-id': randomUUID() },
+      body: { intent: 'AUTHORIZE', purchase_units: [{ amount: { currency_code: 'USD', value: '10.00' } }], payment_source: { card: { number: '4111111111111111', expiry: '2030-12' } } },
+    });
+    expect(order.status).toBe(201);
+    expect(order.body.purchase_units[0].payee).toEqual({ email_address: 'facts-seller@example.com', merchant_id: seller.payer_id });
+    const authorized = await t.request('POST', `/v2/checkout/orders/${order.body.id}/authorize`, { token: platform.token, headers: acting });
+    expect(authorized.status).toBe(201);
+    const authId = authorized.body.purchase_units[0].payments.authorizations[0].id as string;
+    const held = await t.request('POST', `/v2/payments/authorizations/${authId}/capture`, { token: platform.token, headers: acting, body: {} });
+    expect(held.body.status).toBe('PENDING');
+    // A rule of the seller's applies to the platform's calls for it (the platform has none).
+    const rule = { method: 'GET', path: '/v2/payments/captures/*', respond: { status: 503 } };
+    expect((await t.request('POST', '/_payctl/faults', { token: seller.token, body: rule })).status).toBe(201);
+    expect((await t.request('GET', `/v2/payments/captures/${held.body.id}`, { token: platform.token, headers: acting })).status).toBe(503);
+    // Positive control: the platform acting for itself is neither held nor faulted.
+    expect((await t.request('GET', `/v2/payments/captures/${held.body.id}`, { token: platform.token })).status).toBe(404);
   });
 });

@@ -115,7 +115,10 @@ export interface ServerDeps {
 /**
  * What a request may need of its merchant's account row, read with the token in the same query
  * (oauth's token lookup), so most requests read no account row of their own. A snapshot as of the
- * request's start: an unlocked read inside the transaction would be no fresher (READ COMMITTED).
+ * token lookup, before the request's transaction: an unlocked read inside it (READ COMMITTED: a new
+ * snapshot per statement) would be a little newer but no more correct, since a change concurrent
+ * with the request may land on either side of either read. Work that must exclude a concurrent
+ * change locks the account row instead. Undefined where the acting account is not the token's.
  */
 export interface AccountFacts {
   email: string;

@@ -130,24 +130,29 @@ class CommitWithStepDialect extends PostgresDialect {
 
 /**
  * A value as an SQL literal, or undefined for one that is not written in (bytes, dates, objects).
- * Text goes through pg's own `escapeLiteral` (quotes doubled, backslashes in an E'' literal).
+ * Every value is a quoted literal, as pg sends a parameter (its text, of no declared type), so
+ * PostgreSQL types it by its place exactly as it would `$n`; a bare number would also make a
+ * negative value after a minus (`-$1`, `0 -$1`) the start of a `--` comment that swallows the rest
+ * of the message, the COMMIT included. Quoting goes through pg's own `escapeLiteral` (quotes
+ * doubled, backslashes in an E'' literal).
  */
 function literalOf(value: unknown): string | undefined {
   if (value === null) return 'NULL';
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return pg.escapeLiteral(String(value));
   if (typeof value === 'string') return value.includes('\0') ? undefined : pg.escapeLiteral(value);
   return undefined;
 }
 
 /**
  * A compiled statement as SQL text with its parameters written in; undefined when one cannot be, or
- * when the text has a quoted literal of its own (where "$1" would not be a parameter).
+ * when the text has a quoted literal of its own (where "$1" would not be a parameter): a '...'
+ * literal, or any "$" that is not a parameter's (a dollar-quoted `$tag$...$tag$` string, inside
+ * which a value holding `$tag$` would end the string and be read as SQL).
  */
 export function inlineParameters(query: CompiledQuery): string | undefined {
   if (query.parameters.length === 0) return query.sql;
-  if (/'|\$\$/.test(query.sql)) return undefined;
+  if (/'|\$(?!\d)/.test(query.sql)) return undefined;
   const literals = query.parameters.map(literalOf);
   if (literals.includes(undefined)) return undefined;
   let valid = true;

@@ -144,7 +144,8 @@ interface TokenCache {
  * auth costs no query and no hash (the SHA-256 was ~3% of a GET's CPU). Only where the storage
  * keeps process caches (SQLite), and emptied whenever anything a token lookup reads may have
  * changed, in any process (`generation('tokens')`: a token deleted, an app's credentials changed,
- * a clock moved). The trade-off: this process's memory holds up to 10,000 live bearer tokens in
+ * a clock moved, the account's e-mail, identity status or count of fault rules changed: the
+ * `AccountFacts` kept with the owner). The trade-off: this process's memory holds up to 10,000 live bearer tokens in
  * the clear (the database holds only their hashes); tokens already expired when looked up are not kept.
  */
 const tokenCaches = new WeakMap<ServerDeps, TokenCache>();
