@@ -290,7 +290,7 @@ describe('invoice and payout checks', () => {
     },
     {
       what: 'an account counting a fault rule it does not have',
-      corrupt: update((id) => sql`UPDATE accounts SET fault_rules = fault_rules + 1 WHERE id = ${id()}`, () => owner),
+      corrupt: update((id) => sql`UPDATE accounts SET fault_rule_count = fault_rule_count + 1 WHERE id = ${id()}`, () => owner),
       reported: 'fault-rule-counts-match',
       row: { counted: '1', rules: '0' },
     },

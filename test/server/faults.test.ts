@@ -201,10 +201,10 @@ describe('fault rules', () => {
     const b = await freshMerchant();
     const storage = await openStorageAt(t.dbPath);
     const counts = async () => {
-      const rows = await storage.db.selectFrom('accounts').select(['id', 'fault_rules']).where('id', 'in', [a.payer_id, b.payer_id]).execute();
+      const rows = await storage.db.selectFrom('accounts').select(['id', 'fault_rule_count']).where('id', 'in', [a.payer_id, b.payer_id]).execute();
       const rules = await storage.db.selectFrom('fault_rules').select('account_id').where('account_id', 'in', [a.payer_id, b.payer_id]).execute();
       const of = (id: string) => ({
-        counted: Number(rows.find((row) => row.id === id)?.fault_rules),
+        counted: Number(rows.find((row) => row.id === id)?.fault_rule_count),
         rules: rules.filter((rule) => rule.account_id === id).length,
       });
       return { a: of(a.payer_id), b: of(b.payer_id) };

@@ -40,8 +40,7 @@ async function storedBalance(db: Queryable, currency = 'USD'): Promise<bigint | 
 }
 
 /** The SQL texts pg's clients send while `work` runs. */
-async function sentTexts(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
+async function sentTexts(work: () => Promise<unknown>, sent: string[] = []): Promise<string[]> {
   const realQuery = pg.Client.prototype.query;
   const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
@@ -258,11 +257,15 @@ describe('ledger increments before commit', () => {
   });
 
   it.runIf(onPostgres)('runs a stored write on its own when a value cannot be written into the text (positive control)', async () => {
-    const outcome = await sentTexts(() =>
-      storage.transaction({ name: 'test' }, (trx) => writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'nul\u0000byte' })),
+    const sent: string[] = [];
+    const outcome = await sentTexts(
+      () => storage.transaction({ name: 'test' }, (trx) => writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'nul\u0000byte' })),
+      sent,
     ).catch((error: unknown) => error);
     // PostgreSQL refuses a NUL in text whichever way it is sent: here it went as a statement of its
     // own, with parameters, and the transaction failed with the server's error.
+    expect(sent).toContain('update "accounts" set "email" = $1 where "id" = $2');
+    expect(sent.filter((text) => text.includes('COMMIT /*'))).toEqual([]);
     expect(String(outcome)).toMatch(/0x00|invalid byte sequence/);
     expect(await emailOf(storage.db)).toBe('ledger@example.com');
   });

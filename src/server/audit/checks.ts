@@ -111,10 +111,10 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
     description: "an account's count of fault rules equals its rules (read with the token, a count of 0 makes requests skip the rules)",
     tables: ['accounts', 'fault_rules'],
     query: (accountId) => sql`
-      SELECT a.id AS account_id, a.fault_rules AS counted, COALESCE(r.total, 0) AS rules
+      SELECT a.id AS account_id, a.fault_rule_count AS counted, COALESCE(r.total, 0) AS rules
       FROM accounts a
       LEFT JOIN (SELECT account_id, COUNT(*) AS total FROM fault_rules GROUP BY account_id) r ON r.account_id = a.id
-      WHERE ${scope('a.id', accountId)} AND a.fault_rules <> COALESCE(r.total, 0)`,
+      WHERE ${scope('a.id', accountId)} AND a.fault_rule_count <> COALESCE(r.total, 0)`,
   },
   ...INVOICE_CHECKS,
   ...PAYOUT_CHECKS,

@@ -16,7 +16,7 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
     'AFTER UPDATE ON apps',
     'AFTER DELETE ON apps',
     'AFTER UPDATE OF clock_offset_ms ON accounts',
-    'AFTER UPDATE OF fault_rules ON accounts',
+    'AFTER UPDATE OF fault_rule_count ON accounts',
     'AFTER UPDATE OF kyc_status ON accounts',
     'AFTER UPDATE OF email ON accounts',
     'AFTER DELETE ON accounts',

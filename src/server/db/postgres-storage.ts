@@ -52,9 +52,9 @@ const integerTypes: pg.CustomTypesConfig = {
 };
 
 /** Ends the SQL text of a transaction's last statements sent with its COMMIT (`commitWithStatements`). */
-const COMMIT_WITH_STEP = '; COMMIT /* payctl: with the before-commit steps */';
+const COMMIT_WITH_STATEMENTS = '; COMMIT /* payctl: with the before-commit steps */';
 /** Connections whose open transaction was committed that way: Kysely's own COMMIT is not sent. */
-const committedWithStep = new WeakSet<DatabaseConnection>();
+const committedWithStatements = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
 /** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
 const pendingBegin = new WeakMap<DatabaseConnection, string>();
@@ -69,7 +69,7 @@ const pendingBegin = new WeakMap<DatabaseConnection, string>();
  *   message: the step's row locks are released by the server itself, with no round trip to this
  *   process in between) is not committed a second time.
  */
-class CommitWithStepDriver extends PostgresDriver {
+class CommitWithStatementsDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     if (!patched.has(connection)) {
@@ -91,7 +91,7 @@ class CommitWithStepDriver extends PostgresDriver {
           // A failed BEGIN (the connection broke) fails the transaction, whatever the statement did.
           if (begun !== undefined) await begun;
         }
-        if (query.sql.endsWith(COMMIT_WITH_STEP)) committedWithStep.add(connection);
+        if (query.sql.endsWith(COMMIT_WITH_STATEMENTS)) committedWithStatements.add(connection);
         return result;
       };
     }
@@ -107,7 +107,7 @@ class CommitWithStepDriver extends PostgresDriver {
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     if (pendingBegin.delete(connection)) return;
-    if (committedWithStep.delete(connection)) return;
+    if (committedWithStatements.delete(connection)) return;
     await super.commitTransaction(connection);
   }
 
@@ -117,14 +117,14 @@ class CommitWithStepDriver extends PostgresDriver {
   }
 }
 
-class CommitWithStepDialect extends PostgresDialect {
+class CommitWithStatementsDialect extends PostgresDialect {
   readonly #config: ConstructorParameters<typeof PostgresDialect>[0];
   constructor(config: ConstructorParameters<typeof PostgresDialect>[0]) {
     super(config);
     this.#config = config;
   }
   override createDriver(): Driver {
-    return new CommitWithStepDriver(this.#config);
+    return new CommitWithStatementsDriver(this.#config);
   }
 }
 
@@ -168,7 +168,7 @@ export function inlineParameters(query: CompiledQuery): string | undefined {
 const commitWithStatements: CommitWith = (trx, queries) => {
   const texts = queries.map(inlineParameters);
   if (texts.includes(undefined)) return undefined;
-  return trx.executeQuery(CompiledQuery.raw(texts.join('; ') + COMMIT_WITH_STEP)).then(() => undefined);
+  return trx.executeQuery(CompiledQuery.raw(texts.join('; ') + COMMIT_WITH_STATEMENTS)).then(() => undefined);
 };
 
 export interface PostgresStorageOptions {
@@ -202,7 +202,7 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   const db: Db = new Kysely<Database>({
-    dialect: new CommitWithStepDialect({
+    dialect: new CommitWithStatementsDialect({
       pool: {
         // The guard (on under the test runner or PAYCTL_TX_GUARD=1, driver.ts): a transaction holds
         // its own pooled connection, so a query on the root handle inside it would not deadlock as

@@ -20,7 +20,7 @@ export interface Database {
     kyc_status: string;
     created_at: string;
     /** How many fault rules the merchant has (kept by the faults domain with the rules). */
-    fault_rules: Generated<bigint>;
+    fault_rule_count: Generated<bigint>;
   };
   apps: {
     id: string;

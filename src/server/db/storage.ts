@@ -4,7 +4,8 @@
 //
 // Lock order, for every transaction that locks more than one row (`SELECT ... FOR UPDATE`, a no-op
 // on SQLite where a writer holds the whole file): account, order, authorization (the original
-// before its renewal), dispute, capture, invoice, payout batch, balance rows (by currency). A
+// before its renewal), dispute, capture, invoice, payout batch, balance rows (by currency). Fault
+// rules are the exception: their rows are deleted before their account's count is moved. A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
 import type { CompiledQuery } from 'kysely';

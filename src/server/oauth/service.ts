@@ -201,7 +201,7 @@ export async function findTokenOwner(deps: ServerDeps, accessToken: string): Pro
       accountId: row.account_id,
       appId: row.app_id,
       clientId: row.client_id,
-      account: { email: row.email, kycStatus: row.kyc_status, hasFaultRules: row.fault_rules > 0n },
+      account: { email: row.email, kycStatus: row.kyc_status, hasFaultRules: row.fault_rule_count > 0n },
     },
     expiresAtMs: Date.parse(row.expires_at),
     clockOffsetMs: Number(row.clock_offset_ms),

@@ -79,7 +79,7 @@ export function findClockOffset(db: Queryable, accountId: string): Promise<bigin
 export async function addFaultRules(db: Queryable, accountId: string, delta: bigint): Promise<void> {
   await db
     .updateTable('accounts')
-    .set((eb) => ({ fault_rules: eb('fault_rules', '+', delta) }))
+    .set((eb) => ({ fault_rule_count: eb('fault_rule_count', '+', delta) }))
     .where('id', '=', accountId)
     .execute();
 }
@@ -110,7 +110,7 @@ export function findTokenWithApp(db: Queryable, tokenHash: string) {
       'apps.id as app_id',
       'apps.client_id as client_id',
       'accounts.clock_offset_ms as clock_offset_ms',
-      'accounts.fault_rules as fault_rules',
+      'accounts.fault_rule_count as fault_rule_count',
       'accounts.email as email',
       'accounts.kyc_status as kyc_status',
     ])

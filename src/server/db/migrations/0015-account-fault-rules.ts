@@ -7,7 +7,7 @@ export const accountFaultRulesMigration: Migration = {
   id: 15,
   name: 'account-fault-rules',
   statements: [
-    `ALTER TABLE accounts ADD COLUMN fault_rules INTEGER NOT NULL DEFAULT 0`,
-    `UPDATE accounts SET fault_rules = (SELECT COUNT(*) FROM fault_rules WHERE fault_rules.account_id = accounts.id)`,
+    `ALTER TABLE accounts ADD COLUMN fault_rule_count INTEGER NOT NULL DEFAULT 0`,
+    `UPDATE accounts SET fault_rule_count = (SELECT COUNT(*) FROM fault_rules WHERE fault_rules.account_id = accounts.id)`,
   ],
 };
