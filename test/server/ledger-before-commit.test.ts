@@ -135,20 +135,12 @@ describe('ledger increments before commit', () => {
 
   // PostgreSQL: the last increment and the COMMIT go out as one message, and no second COMMIT follows.
   it.runIf(onPostgres)('sends the balance upserts with the COMMIT, in one message', async () => {
-    const sent: string[] = [];
-    const realQuery = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      if (typeof args[0] === 'string') sent.push(args[0]);
-      return Reflect.apply(realQuery, this, args) as never;
-    });
-    try {
-      await storage.transaction({ name: 'test' }, async (trx) => {
+    const sent = await sentTexts(() =>
+      storage.transaction({ name: 'test' }, async (trx) => {
         await recordMovement(trx, movement(5n, 'EUR'));
         await recordMovement(trx, movement(8n));
-      });
-    } finally {
-      spy.mockRestore();
-    }
+      }),
+    );
     const last = sent.at(-1) ?? '';
     // Per balance row, in currency order: its upsert, then its movements with the balance it returned.
     expect(last).toMatch(

@@ -157,8 +157,16 @@ export function optionalStrings<K extends string>(maxLengths: Record<K, number>)
 export function portableAddressSchema() {
   return z.object({
     country_code: z.string().regex(/^([A-Z]{2}|C2)$/, 'Expected a two-letter country code.'),
-    ...optionalStrings({ address_line_1: 300, address_line_2: 300, address_line_3: 100, admin_area_4: 100 }),
-    ...optionalStrings({ admin_area_3: 100, admin_area_2: 120, admin_area_1: 300, postal_code: 60 }),
+    ...optionalStrings({
+      address_line_1: 300,
+      address_line_2: 300,
+      address_line_3: 100,
+      admin_area_4: 100,
+      admin_area_3: 100,
+      admin_area_2: 120,
+      admin_area_1: 300,
+      postal_code: 60,
+    }),
   });
 }
 

@@ -49,7 +49,7 @@ export const itemPath = (id: string): string => `/v1/payments/payouts-item/${id}
  */
 const itemDebugId = (itemId: string, name: string): string => createHash('sha256').update(`${itemId}:${name}`).digest('hex').slice(0, 14);
 
-/** An item's `errors`: the API's error, without details (an item's failure has none). */
+/** An item's `errors`: the API's error, its details always empty (an item's failure has none). */
 export interface PayoutItemError {
   name: string;
   message: string;
