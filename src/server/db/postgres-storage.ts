@@ -18,7 +18,7 @@ import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope } from './driver.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
-import { DEFAULT_RETRY_POLICY, withTransactionRetry, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, isRetryableTransactionError, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
 import { runTransactionBody, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
 
@@ -51,48 +51,54 @@ const integerTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Ends the SQL text of a transaction's last statements sent with its COMMIT (`commitWithStatements`). */
-const COMMIT_WITH_STATEMENTS = '; COMMIT /* payctl: with the before-commit steps */';
-/** Connections whose open transaction was committed that way: Kysely's own COMMIT is not sent. */
-const committedWithStatements = new WeakSet<DatabaseConnection>();
+/**
+ * The COMMIT a transaction's before-commit statements are written just ahead of (`commitWithStatements`),
+ * and those statements.
+ */
+const statementsBeforeCommit = new WeakMap<CompiledQuery, readonly CompiledQuery[]>();
+/** Connections whose transaction has ended with its before-commit statements: Kysely's own COMMIT or ROLLBACK is not sent. */
+const endedWithStatements = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
 /** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
 const pendingBegin = new WeakMap<DatabaseConnection, string>();
 
 /**
- * Kysely's PostgreSQL driver, with two round trips fewer per transaction:
- * - BEGIN is sent right before the transaction's first statement, without waiting for its answer
- *   (the pool's connections pipeline, pg's `pipeline` option): PostgreSQL runs them in order, so
- *   the statement runs in the transaction and both answers come back together. A transaction that
- *   runs no statement sends neither BEGIN nor its end.
- * - a transaction whose before-commit steps went out with its COMMIT (one simple-protocol
- *   message: the step's row locks are released by the server itself, with no round trip to this
- *   process in between) is not committed a second time.
+ * Kysely's PostgreSQL driver, with round trips fewer per transaction. The pool's connections
+ * pipeline (pg's `pipeline` option: a statement is written without waiting for the answers of those
+ * before it, each still gets its own answer or error, in order), so:
+ * - BEGIN is written right before the transaction's first statement, in the same system call
+ *   (`PayctlClient`), and both answers come back together. A transaction that runs no statement
+ *   sends neither BEGIN nor its end.
+ * - a transaction's before-commit statements are written with its COMMIT, each as its own prepared
+ *   statement: a row they lock is released by the server itself, with no round trip to this
+ *   process in between. The COMMIT ends the transaction whatever they did (an error in one makes
+ *   it a rollback), so Kysely's own end is not sent after it.
+ * Every answer of what was written together is awaited; the first error is the outcome.
  */
-class CommitWithStatementsDriver extends PostgresDriver {
+class PipelinedDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     if (!patched.has(connection)) {
       patched.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        const ahead: Array<Promise<unknown>> = [];
         const begin = pendingBegin.get(connection);
-        let begun: Promise<unknown> | undefined;
         if (begin !== undefined) {
           pendingBegin.delete(connection);
-          begun = execute(CompiledQuery.raw(begin));
-          // Awaited below, after the statement written behind it.
-          begun.catch(() => undefined);
+          ahead.push(execute(CompiledQuery.raw(begin)));
         }
-        let result: QueryResult<R>;
-        try {
-          result = await execute<R>(query);
-        } finally {
-          // A failed BEGIN (the connection broke) fails the transaction, whatever the statement did.
-          if (begun !== undefined) await begun;
+        const statements = statementsBeforeCommit.get(query);
+        if (statements !== undefined) {
+          endedWithStatements.add(connection);
+          for (const statement of statements) ahead.push(execute(statement));
         }
-        if (query.sql.endsWith(COMMIT_WITH_STATEMENTS)) committedWithStatements.add(connection);
-        return result;
+        if (ahead.length === 0) return execute<R>(query);
+        const own = execute<R>(query);
+        const settled = await Promise.allSettled([...ahead, own]);
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
+        return own;
       };
     }
     return connection;
@@ -107,69 +113,91 @@ class CommitWithStatementsDriver extends PostgresDriver {
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     if (pendingBegin.delete(connection)) return;
-    if (committedWithStatements.delete(connection)) return;
+    if (endedWithStatements.delete(connection)) return;
     await super.commitTransaction(connection);
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (pendingBegin.delete(connection)) return;
+    if (endedWithStatements.delete(connection)) return;
     await super.rollbackTransaction(connection);
   }
 }
 
-class CommitWithStatementsDialect extends PostgresDialect {
+class PipelinedDialect extends PostgresDialect {
   readonly #config: ConstructorParameters<typeof PostgresDialect>[0];
   constructor(config: ConstructorParameters<typeof PostgresDialect>[0]) {
     super(config);
     this.#config = config;
   }
   override createDriver(): Driver {
-    return new CommitWithStatementsDriver(this.#config);
+    return new PipelinedDriver(this.#config);
   }
 }
 
-/**
- * A value as an SQL literal, or undefined for one that is not written in (bytes, dates, objects).
- * Every value is a quoted literal, as pg sends a parameter (its text, of no declared type), so
- * PostgreSQL types it by its place exactly as it would `$n`; a bare number would also make a
- * negative value after a minus (`-$1`, `0 -$1`) the start of a `--` comment that swallows the rest
- * of the message, the COMMIT included. Quoting goes through pg's own `escapeLiteral` (quotes
- * doubled, backslashes in an E'' literal).
- */
-function literalOf(value: unknown): string | undefined {
-  if (value === null) return 'NULL';
-  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
-  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return pg.escapeLiteral(String(value));
-  if (typeof value === 'string') return value.includes('\0') ? undefined : pg.escapeLiteral(value);
-  return undefined;
-}
-
-/**
- * A compiled statement as SQL text with its parameters written in; undefined when one cannot be, or
- * when the text has a quoted literal of its own (where "$1" would not be a parameter): a '...'
- * literal, or any "$" that is not a parameter's (a dollar-quoted `$tag$...$tag$` string, inside
- * which a value holding `$tag$` would end the string and be read as SQL).
- */
-export function inlineParameters(query: CompiledQuery): string | undefined {
-  if (query.parameters.length === 0) return query.sql;
-  if (/'|\$(?!\d)/.test(query.sql)) return undefined;
-  const literals = query.parameters.map(literalOf);
-  if (literals.includes(undefined)) return undefined;
-  let valid = true;
-  const text = query.sql.replace(/\$(\d+)/g, (_match, index: string) => {
-    const literal = literals[Number(index) - 1];
-    if (literal === undefined) valid = false;
-    return literal ?? '';
-  });
-  return valid ? text : undefined;
-}
-
-/** The statements and COMMIT in one message (no parameters: pg sends it by the simple protocol). */
+/** The statements, then COMMIT, written together (`PipelinedDriver`). */
 const commitWithStatements: CommitWith = (trx, queries) => {
-  const texts = queries.map(inlineParameters);
-  if (texts.includes(undefined)) return undefined;
-  return trx.executeQuery(CompiledQuery.raw(texts.join('; ') + COMMIT_WITH_STATEMENTS)).then(() => undefined);
+  const commit = CompiledQuery.raw('commit');
+  statementsBeforeCommit.set(commit, queries);
+  return trx.executeQuery(commit).then(() => undefined);
 };
+
+/** Statement texts that get a server-side name, at most this many per process (later ones run unnamed). */
+const NAMED_STATEMENTS_MAX = 2_000;
+/** A statement with more parameters than this (a long multi-row insert) runs unnamed: its text is rarely seen twice. */
+const NAMED_PARAMETERS_MAX = 100;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS_MAX) return known;
+  const name = `payctl_${statementNames.size + 1}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+/**
+ * The pool's client:
+ * - each statement with parameters is prepared once per connection under a name, so PostgreSQL
+ *   parses and plans it once and later only binds and runs it (Kysely passes text and values);
+ *   a schema change that alters a prepared statement's columns makes the connection prepare every
+ *   statement again under new names (the failed transaction is retried, retry.ts);
+ * - what is written in one turn of the event loop leaves in one system call: the socket is corked
+ *   until the next tick (BEGIN and the first statement; the before-commit statements and COMMIT).
+ */
+class PayctlClient extends pg.Client {
+  #corked = false;
+  /** Bumped when PostgreSQL refused a prepared statement as stale: the names of the next round. */
+  #round = 0;
+
+  override query(...args: unknown[]): never {
+    this.#cork();
+    const [text, values] = args;
+    const run = super.query as (...given: unknown[]) => never;
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
+      return run.apply(this, args);
+    }
+    const base = statementName(text);
+    if (base === undefined) return run.apply(this, args);
+    const name = this.#round === 0 ? base : `${base}_${this.#round}`;
+    const round = this.#round;
+    return (run.call(this, { name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      if (isRetryableTransactionError('postgres', error) && (error as { code?: unknown }).code === '0A000' && this.#round === round) this.#round += 1;
+      throw error;
+    }) as never;
+  }
+
+  #cork(): void {
+    const stream = (this as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+    if (this.#corked || stream?.cork === undefined || stream.uncork === undefined) return;
+    this.#corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      stream.uncork!();
+    });
+  }
+}
 
 export interface PostgresStorageOptions {
   /** Connections in the pool (--db-pool-size). */
@@ -199,10 +227,11 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     // A statement is written without waiting for the answers of those before it (the deferred
     // BEGIN above relies on it); each still gets its own answer or error, in order.
     pipeline: true,
+    Client: PayctlClient,
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   const db: Db = new Kysely<Database>({
-    dialect: new CommitWithStatementsDialect({
+    dialect: new PipelinedDialect({
       pool: {
         // The guard (on under the test runner or PAYCTL_TX_GUARD=1, driver.ts): a transaction holds
         // its own pooled connection, so a query on the root handle inside it would not deadlock as

@@ -8,6 +8,11 @@ import type { DialectName } from './storage.js';
  * A unique violation (23505) is not among them: callers that race on a key handle it themselves.
  */
 const POSTGRES_RETRYABLE: ReadonlySet<string> = new Set(['40001', '40P01', '55P03']);
+/**
+ * PostgreSQL: a prepared statement whose columns a schema change altered (another replica migrated
+ * while this one ran); the connection prepares its statements again (postgres-storage.ts).
+ */
+const STALE_PREPARED_STATEMENT = /cached plan must not change result type/;
 /** SQLite: another connection held the write lock past busy_timeout, or committed after this transaction's snapshot. */
 const SQLITE_RETRYABLE: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']);
 
@@ -17,6 +22,7 @@ export function isRetryableTransactionError(dialect: DialectName, error: unknown
   for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && codes.has(code)) return true;
+    if (dialect === 'postgres' && code === '0A000' && STALE_PREPARED_STATEMENT.test(String((current as { message?: unknown }).message))) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -102,9 +102,10 @@ export interface Storage {
 export interface BeforeCommitStep {
   run(trx: Trx): Promise<void>;
   /**
-   * The same work as statements, when nothing of it must be read back: PostgreSQL sends the
-   * statements of the steps left at the end with the COMMIT, in one message, so a row they lock is
-   * released without a round trip to this process in between. Undefined: run it with `run`.
+   * The same work as statements, when nothing of it must be read back: PostgreSQL writes the
+   * statements of the steps left at the end with the COMMIT, without waiting for their answers, so a
+   * row they lock is released without a round trip to this process in between. Undefined: run it
+   * with `run`.
    */
   commitQueries?(): readonly CompiledQuery[] | undefined;
 }
@@ -168,10 +169,10 @@ export function runTransactionBody<T>(trx: Trx, work: (trx: Trx) => Promise<T>, 
 }
 
 /**
- * An adapter's way to send statements and the COMMIT in one message: the promise of their outcome,
- * or undefined when it cannot (a value it cannot write into SQL text): then they run one by one.
+ * An adapter's way to send statements and the COMMIT together, without waiting for one answer before
+ * writing the next: the promise of their outcome (the first error, the transaction then rolled back).
  */
-export type CommitWith = (trx: Trx, queries: readonly CompiledQuery[]) => Promise<void> | undefined;
+export type CommitWith = (trx: Trx, queries: readonly CompiledQuery[]) => Promise<void>;
 
 async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWith: CommitWith | undefined): Promise<void> {
   while (steps.size > 0) {
@@ -185,10 +186,9 @@ async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWi
         }
         queries.push(...own);
       }
-      const sent = queries.length > 0 ? commitWith(trx, queries) : undefined;
-      if (sent !== undefined) {
+      if (queries.length > 0) {
         steps.clear();
-        return sent;
+        return commitWith(trx, queries);
       }
     }
     const [kind, step] = steps.entries().next().value as [object, BeforeCommitStep];
@@ -198,8 +198,8 @@ async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWi
 }
 
 /**
- * Runs `statement` at the end of `db`'s transaction, after the request's own work (on PostgreSQL in
- * the COMMIT's message): for a write whose outcome nothing in the transaction reads or checks, such
+ * Runs `statement` at the end of `db`'s transaction, after the request's own work (on PostgreSQL
+ * written with the COMMIT): for a write whose outcome nothing in the transaction reads or checks, such
  * as a stored answer. Outside a transaction of `Storage.transaction` it runs at once.
  */
 export async function writeBeforeCommit<A extends Record<string, unknown>>(db: Queryable, statement: PreparedStatement<A, unknown>, args: A): Promise<void> {

@@ -1,7 +1,7 @@
 // The merchant balance: every movement of money in or out of an account, and the running total.
 // Captures add their net amount, refunds and payouts take theirs, sandbox top-ups add.
 
-import { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { insertRow, prepared } from '../db/prepared.js';
 import type { Queryable, Trx, WithSeq } from '../db/schema.js';
 import { beforeCommitStep, takeBeforeCommit, type BeforeCommitStep } from '../db/storage.js';
@@ -140,6 +140,28 @@ const dayCountUpsert = prepared<{ accountId: string; day: string; count: bigint 
     ),
 );
 
+/**
+ * A movement written after its balance row's upsert in the same transaction: the balance after it
+ * is the row's balance less what the movements after it add (`later`), read by the statement itself.
+ */
+const movementAfterUpsert = prepared<Omit<MovementRow, 'balance_after'> & { later: bigint }>((db, arg) =>
+  db.insertInto('balance_movements').values({
+    account_id: arg('account_id'),
+    currency: arg('currency'),
+    amount_minor: arg('amount_minor'),
+    kind: arg('kind'),
+    reference_id: arg('reference_id'),
+    create_time: arg('create_time'),
+    gross_minor: arg('gross_minor'),
+    fee_minor: arg('fee_minor'),
+    balance_after: sql<bigint>`(SELECT available_minor FROM balances WHERE account_id = ${arg('account_id')} AND currency = ${arg('currency')}) - ${arg('later')}`,
+    related_id: arg('related_id'),
+    invoice_id: arg('invoice_id'),
+    custom_id: arg('custom_id'),
+    instrument: arg('instrument'),
+  }),
+);
+
 /** The day (UTC, of the account's clock) a movement counts in: `YYYY-MM-DD`. */
 export const movementDay = (createTime: string) => createTime.slice(0, 10);
 
@@ -164,10 +186,12 @@ const keyOf = (accountId: string, currency: string) => `${accountId}\u0000${curr
  * from its increment to its COMMIT, so the increment comes last. One upsert per balance row, in
  * (account, currency) order (balance rows are last in the lock order, by currency), then that row's
  * movements, each with the balance right after it: the row is locked from the upsert to the COMMIT,
- * so these running balances follow the commit order. On PostgreSQL every statement goes in the same
- * message as the COMMIT (one round trip less).
+ * so these running balances follow the commit order. On PostgreSQL every statement is written with
+ * the COMMIT (one round trip less).
  */
 class PendingLedger implements BeforeCommitStep {
+  constructor(private readonly db: Queryable) {}
+
   readonly movements: Movement[] = [];
   readonly sums = new Map<string, { accountId: string; currency: string; amount: bigint }>();
 
@@ -205,44 +229,18 @@ class PendingLedger implements BeforeCommitStep {
   }
 
   /**
-   * The same writes with their values written in, or undefined unless every text value is made of
-   * characters that need no escaping in a quoted literal (ids, codes, timestamps); amounts are integers.
+   * The same writes as statements that need nothing read back, for the storage to send with the
+   * COMMIT: each balance row's upsert, then its movements, each reading the balance the upsert left
+   * less what the later movements of that row add.
    */
-  commitQueries(): CompiledQuery[] | undefined {
-    const statements: string[] = [];
+  commitQueries(): CompiledQuery[] {
+    const queries: CompiledQuery[] = [];
     for (const increment of this.ordered()) {
-      if (!LITERAL_SAFE.test(increment.accountId) || !LITERAL_SAFE.test(increment.currency)) return undefined;
-      const upsert =
-        `INSERT INTO balances (account_id, currency, available_minor) VALUES ('${increment.accountId}', '${increment.currency}', ${increment.amount}) ` +
-        `ON CONFLICT (account_id, currency) DO UPDATE SET available_minor = balances.available_minor + ${increment.amount}`;
-      // The balance is not known here: each row carries what the later movements of its balance add,
-      // and the statement subtracts it from the balance the upsert returns.
-      const values: string[] = [];
-      for (const [ord, { row, later }] of this.rowsOf(increment, 0n).entries()) {
-        const texts = MOVEMENT_COLUMNS.filter((column) => column !== 'balance_after').map((column) => literal(row[column]));
-        if (texts.includes(undefined)) return undefined;
-        values.push(`(${ord}, ${texts.join(', ')}, ${later})`);
-      }
-      if (values.length === 0) {
-        statements.push(upsert);
-        continue;
-      }
-      const columns = MOVEMENT_COLUMNS.filter((column) => column !== 'balance_after');
-      statements.push(
-        `WITH b AS (${upsert} RETURNING available_minor) ` +
-          `INSERT INTO balance_movements (${columns.join(', ')}, balance_after) ` +
-          `SELECT ${columns.map((column) => `v.${column}`).join(', ')}, b.available_minor - v.later ` +
-          `FROM b, (VALUES ${values.join(', ')}) AS v(ord, ${columns.join(', ')}, later) ORDER BY v.ord`,
-      );
+      queries.push(balanceUpsert.bind(this.db, increment));
+      for (const { row, later } of this.rowsOf(increment, 0n)) queries.push(movementAfterUpsert.bind(this.db, { ...row, later }));
     }
-    for (const { accountId, day, count } of this.days()) {
-      if (!LITERAL_SAFE.test(accountId) || !LITERAL_SAFE.test(day)) return undefined;
-      statements.push(
-        `INSERT INTO balance_movement_days (account_id, day, movements) VALUES ('${accountId}', '${day}', ${count}) ` +
-          `ON CONFLICT (account_id, day) DO UPDATE SET movements = balance_movement_days.movements + ${count}`,
-      );
-    }
-    return [CompiledQuery.raw(statements.join('; '))];
+    for (const day of this.days()) queries.push(dayCountUpsert.bind(this.db, day));
+    return queries;
   }
 
   /** The movements of one balance row, with the balance after each given the balance after them all. */
@@ -263,20 +261,10 @@ class PendingLedger implements BeforeCommitStep {
   }
 }
 
-/** A value as an SQL literal: integers as they are, null as NULL, safe text quoted; undefined otherwise. */
-function literal(value: string | bigint | null): string | undefined {
-  if (value === null) return 'NULL';
-  if (typeof value === 'bigint') return value.toString();
-  return LITERAL_SAFE.test(value) ? `'${value}'` : undefined;
-}
-
-/** Text that may be written into SQL as a quoted literal as it is: no quote, no backslash, nothing else. */
-const LITERAL_SAFE = /^[A-Za-z0-9_.:+-]{1,64}$/;
-
 /** The kind of the ledger's before-commit step. */
 const INCREMENTS = {};
 
-const pendingOf = (db: Queryable) => beforeCommitStep(db, INCREMENTS, () => new PendingLedger());
+const pendingOf = (db: Queryable) => beforeCommitStep(db, INCREMENTS, () => new PendingLedger(db));
 
 /**
  * Writes what `db`'s transaction deferred so far: every other read or write of `balances` and
