@@ -1,13 +1,20 @@
 // Storage on PostgreSQL (the PostgreSQL run only): migrations once under an advisory lock and a
 // newer schema refused; integers as bigint; the root-handle guard; `exclusive` as an advisory lock;
-// a real deadlock retried invisibly.
+// a real deadlock retried invisibly. On the wire: what goes out in one system call, statements
+// prepared once per connection, the before-commit statements written with the COMMIT, and a
+// statement a schema change made stale prepared again in a retry.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { latestMigrationId } from '../../src/server/db/migrate.js';
 import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
-import type { Storage } from '../../src/server/db/storage.js';
-import { emptyTestDatabase, onPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { prepared } from '../../src/server/db/prepared.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/server/db/retry.js';
+import type { Queryable } from '../../src/server/db/schema.js';
+import { writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
+import { recordMovement, type Movement } from '../../src/server/ledger/store.js';
+import { recordWrites, type SocketWrite } from '../helpers/pg-wire.js';
+import { emptyTestDatabase, freshTestDatabase, onPostgres, withAdmin, type TestDatabase } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 const NOW = '2026-01-01T00:00:00Z';
@@ -155,5 +162,202 @@ describe.runIf(onPostgres)('PostgreSQL storage', () => {
       { key: 'd1', value: '2' },
       { key: 'd2', value: '2' },
     ]);
+  });
+});
+
+const ACCOUNT = 'ACCOUNT1';
+
+/** An account's e-mail, set at the end of the transaction by `writeBeforeCommit`. */
+const setEmail = prepared<{ id: string; email: string }>((db, arg) => db.updateTable('accounts').set({ email: arg('email') }).where('id', '=', arg('id')));
+
+const movement = (amountMinor: bigint, accountId = ACCOUNT): Movement => ({
+  accountId,
+  currency: 'USD',
+  amountMinor,
+  kind: 'TOP_UP',
+  referenceId: `ref-${amountMinor}`,
+  createTime: NOW,
+});
+
+/** Per write call, its messages: a Bind as `B <text of the statement>` (from the Parse messages seen), Parse as `P <name>`, a query as `Q <text>`. */
+function described(writes: readonly SocketWrite[]): string[][] {
+  const texts = new Map<string, string>();
+  for (const write of writes) for (const message of write.messages) if (message.type === 'P') texts.set(message.statement!, message.text!);
+  return writes.map((write) =>
+    write.messages.map((message) => {
+      if (message.type === 'Q') return `Q ${message.text}`;
+      if (message.type === 'P') return `P ${message.statement}`;
+      if (message.type === 'B') return `B ${texts.get(message.statement!) ?? message.statement}`;
+      return message.type;
+    }),
+  );
+}
+
+const STATEMENT_NAME = /^payctl_\d+$/;
+
+describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
+  let database: TestDatabase;
+  let port: number;
+  let storage: Storage;
+
+  /** The server-side prepared statements of the pool's one connection, of `text`. */
+  const preparedAs = async (text: string) =>
+    (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements WHERE statement = ${text} ORDER BY name`.execute(storage.db)).rows.map((row) => row.name);
+  const backendPid = async () => (await sql<{ pid: bigint }>`SELECT pg_backend_pid() AS pid`.execute(storage.db)).rows[0]!.pid;
+
+  beforeAll(async () => {
+    database = await freshTestDatabase();
+    port = Number(new URL(database.url).port || 5432);
+    const setup = await openPostgresStorage(database.url, NOW, { poolSize: 1 });
+    await setup.db
+      .insertInto('accounts')
+      .values({ id: ACCOUNT, email: 'wire@example.com', is_default: 0n, clock_offset_ms: 0n, kyc_status: 'VERIFIED', created_at: NOW })
+      .execute();
+    await setup.close();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  // A pool of one new connection per test: nothing prepared on it yet.
+  beforeEach(async () => {
+    storage = await openPostgresStorage(database.url, NOW, { poolSize: 1 });
+  });
+  afterEach(async () => {
+    await storage?.close();
+  });
+
+  it('writes BEGIN and the transaction’s first statement in one system call', async () => {
+    const read = (db: Queryable) => db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT);
+    const text = read(storage.db).compile().sql;
+    const { result, writes } = await recordWrites(port, () => storage.transaction({ name: 'test' }, (trx) => read(trx).executeTakeFirstOrThrow()));
+    expect(result.email).toBe('wire@example.com');
+    expect(described(writes)).toEqual([
+      ['Q start transaction isolation level read committed', expect.stringMatching(/^P payctl_\d+$/), `B ${text}`, 'D', 'E', 'S'],
+      ['Q commit'],
+    ]);
+  });
+
+  it('writes the before-commit statements with the COMMIT in one system call, and nothing after it', async () => {
+    const { writes } = await recordWrites(port, () =>
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await trx.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow();
+        await recordMovement(trx, movement(5n));
+        await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'committed@example.com' });
+      }),
+    );
+    const beforeCommit = described(writes).slice(1);
+    expect(writes).toHaveLength(2);
+    expect(beforeCommit[0]!.filter((entry) => entry.startsWith('B ') || entry.startsWith('Q ')).map((entry) => entry.split(' ').slice(0, 4).join(' '))).toEqual([
+      'B insert into "balances"',
+      'B insert into "balance_movements"',
+      'B insert into "balance_movement_days"',
+      'B update "accounts" set',
+      'Q commit',
+    ]);
+    // Each one a prepared statement of its own, run to its own Sync.
+    expect(writes[1]!.messages.filter((message) => message.type === 'P').map((message) => message.statement)).toEqual(Array(4).fill(expect.stringMatching(STATEMENT_NAME)));
+    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(4);
+    const account = await storage.db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow();
+    expect(account.email).toBe('committed@example.com');
+    const balance = await storage.db.selectFrom('balances').select('available_minor').where('account_id', '=', ACCOUNT).executeTakeFirstOrThrow();
+    expect(BigInt(balance.available_minor)).toBe(5n);
+  });
+
+  it('prepares a statement with parameters once per connection, under a name', async () => {
+    const read = (db: Queryable) => db.selectFrom('accounts').select(['id', 'kyc_status']).where('email', '=', 'nobody@example.com');
+    const text = read(storage.db).compile().sql;
+    const first = await recordWrites(port, () => read(storage.db).execute());
+    const second = await recordWrites(port, () => read(storage.db).execute());
+    const name = first.writes[0]?.messages[0]?.statement;
+    expect(name).toMatch(STATEMENT_NAME);
+    expect(first.writes.map((write) => write.messages)).toEqual([
+      [{ type: 'P', statement: name, text }, { type: 'B', statement: name }, { type: 'D' }, { type: 'E' }, { type: 'S' }],
+    ]);
+    expect(second.writes.map((write) => write.messages)).toEqual([[{ type: 'B', statement: name }, { type: 'D' }, { type: 'E' }, { type: 'S' }]]);
+    expect(await preparedAs(text)).toEqual([name]);
+  });
+
+  it('prepares a statement of up to 100 parameters, not one of more', async () => {
+    const read = (count: number) => (db: Queryable) =>
+      db.selectFrom('accounts').select('id').where('id', 'in', Array.from({ length: count }, (_, index) => `P${count}-${index}`));
+    for (const [count, named] of [
+      [100, true],
+      [101, false],
+    ] as const) {
+      const text = read(count)(storage.db).compile().sql;
+      const parses = async () => {
+        const { writes } = await recordWrites(port, () => read(count)(storage.db).execute());
+        return writes.flatMap((write) => write.messages.filter((message) => message.type === 'P').map((message) => message.statement));
+      };
+      const first = await parses();
+      const second = await parses();
+      if (named) {
+        expect(first).toEqual([expect.stringMatching(STATEMENT_NAME)]);
+        expect(second).toEqual([]);
+        expect(await preparedAs(text)).toEqual(first);
+      } else {
+        expect([first, second]).toEqual([[''], ['']]);
+        expect(await preparedAs(text)).toEqual([]);
+      }
+    }
+  });
+
+  it('fails the transaction with the first refused before-commit statement, rolled back, and its connection goes on', async () => {
+    const pid = await backendPid();
+    const { result: outcome, writes } = await recordWrites(port, () =>
+      storage
+        .transaction({ name: 'test' }, async (trx) => {
+          await trx.insertInto('settings').values({ key: 'refused', value: '1' }).execute();
+          await recordMovement(trx, movement(9n, 'NO-SUCH-ACCOUNT'));
+          await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'refused@example.com' });
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+    );
+    // The balance upsert's foreign key, not the "transaction is aborted" of the statements behind it.
+    expect(outcome).toMatchObject({ code: '23503', message: expect.stringMatching(/foreign key/) });
+    expect(described(writes).map((write) => write.at(-1))).toEqual([expect.any(String), 'Q commit']);
+    const state = await withAdmin((client) => client.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [String(pid)]), database.url);
+    expect(state.rows).toEqual([{ state: 'idle' }]);
+    expect(await storage.db.selectFrom('settings').select('key').where('key', '=', 'refused').execute()).toEqual([]);
+    expect(await storage.db.selectFrom('balance_movements').select('account_id').where('account_id', '=', 'NO-SUCH-ACCOUNT').execute()).toEqual([]);
+    expect((await storage.db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow()).email).not.toBe('refused@example.com');
+    // The same statements, whose Parse the aborted transaction refused, run on the same connection.
+    await storage.transaction({ name: 'test' }, async (trx) => {
+      await trx.insertInto('settings').values({ key: 'accepted', value: '1' }).execute();
+      await recordMovement(trx, movement(11n));
+      await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: 'accepted@example.com' });
+    });
+    expect(await backendPid()).toBe(pid);
+    expect(await storage.db.selectFrom('settings').select('key').where('key', '=', 'accepted').execute()).toEqual([{ key: 'accepted' }]);
+    expect((await storage.db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow()).email).toBe('accepted@example.com');
+  });
+
+  // Last: it adds columns to `accounts`.
+  it('retries a transaction whose prepared statement a schema change made stale, under a new name', async () => {
+    const readAll = (trx: Queryable) => trx.selectFrom('accounts').selectAll().where('id', '=', ACCOUNT).executeTakeFirstOrThrow() as Promise<Record<string, unknown>>;
+    const addColumn = (name: string) => withAdmin((client) => client.query(`ALTER TABLE accounts ADD COLUMN ${name} text DEFAULT 'x'`), database.url);
+    await storage.transaction({ name: 'test' }, readAll);
+    await addColumn('test_extra');
+    let attempts = 0;
+    const row = await storage.transaction({ name: 'test' }, (trx) => {
+      attempts += 1;
+      return readAll(trx);
+    });
+    expect(attempts).toBe(2);
+    expect(row).toMatchObject({ id: ACCOUNT, test_extra: 'x' });
+
+    // Without the retry the error shows (the situation is real); the connection's next try prepares again.
+    const once = await openPostgresStorage(database.url, NOW, { poolSize: 1, retry: { ...DEFAULT_RETRY_POLICY, tries: 1 } });
+    try {
+      await once.transaction({ name: 'test' }, readAll);
+      await addColumn('test_extra2');
+      await expect(once.transaction({ name: 'test' }, readAll)).rejects.toMatchObject({ code: '0A000', message: 'cached plan must not change result type' });
+      expect(await once.transaction({ name: 'test' }, readAll)).toMatchObject({ id: ACCOUNT, test_extra: 'x', test_extra2: 'x' });
+    } finally {
+      await once.close();
+    }
   });
 });

@@ -1,6 +1,10 @@
-// The transactional outbox: an event is written in the same transaction as the change it reports.
+// The transactional outbox: an event is written in the same transaction as the change it reports,
+// at its end (a before-commit step: on PostgreSQL the inserts go with the COMMIT instead of costing a
+// round trip each). A read of the outbox in that transaction writes them first (`writePendingEvents`).
 
-import { insertRow } from '../db/prepared.js';
+import { prepared } from '../db/prepared.js';
+import { beforeCommitStep, takeBeforeCommit, type BeforeCommitStep } from '../db/storage.js';
+import type { Trx } from '../db/schema.js';
 import type { ServiceContext } from './deps.js';
 import type { Queryable } from '../db/schema.js';
 import { isoMillis, isoSeconds } from './clock.js';
@@ -66,7 +70,50 @@ export function eventLinks(baseUrl: string, id: string): EventLink[] {
   ];
 }
 
-/** Writes one event to the outbox on `db` (which should be the request's transaction). */
+type EventRowArgs = { id: string; accountId: string; eventType: string; resourceType: string; resourceId: string; createTime: string; body: string };
+
+const insertEvent = prepared<EventRowArgs>((db, arg) =>
+  db.insertInto('events').values({
+    id: arg('id'),
+    account_id: arg('accountId'),
+    event_type: arg('eventType'),
+    resource_type: arg('resourceType'),
+    resource_id: arg('resourceId'),
+    create_time: arg('createTime'),
+    body: arg('body'),
+  }),
+);
+
+/** The events a transaction has written so far, inserted in that order at its end. */
+class PendingEvents implements BeforeCommitStep {
+  readonly rows: EventRowArgs[] = [];
+  constructor(private readonly db: Queryable) {}
+
+  async run(trx: Trx): Promise<void> {
+    for (const row of this.rows) await insertEvent.execute(trx, row);
+  }
+
+  commitQueries() {
+    return this.rows.map((row) => insertEvent.bind(this.db, row));
+  }
+}
+
+/** The kind of the outbox's before-commit step. */
+const OUTBOX = {};
+
+/**
+ * Inserts the events `db`'s transaction has waiting: every read of the outbox (notifications/store.ts)
+ * goes through this first, so it sees its own transaction's events.
+ */
+export async function writePendingEvents(db: Queryable): Promise<void> {
+  const step = takeBeforeCommit(db, OUTBOX);
+  if (step !== undefined) await step.run(db as Trx);
+}
+
+/**
+ * Writes one event to the outbox on `db` (which should be the request's transaction), at the end of
+ * that transaction; outside one, at once.
+ */
 export async function writeEvent<R extends object>(db: Queryable, ctx: EventContext, event: NewEvent<R>): Promise<EventEnvelope<R>> {
   const id = prefixedId(ctx.ids, 'WH', 20);
   const envelope: EventEnvelope<R> = {
@@ -80,14 +127,17 @@ export async function writeEvent<R extends object>(db: Queryable, ctx: EventCont
     resource: event.resource,
     links: eventLinks(ctx.baseUrl, id),
   };
-  await insertRow(db, 'events', {
+  const row: EventRowArgs = {
     id,
-    account_id: event.accountId,
-    event_type: event.eventType,
-    resource_type: event.resourceType,
-    resource_id: event.resourceId,
-    create_time: isoMillis(ctx.now),
+    accountId: event.accountId,
+    eventType: event.eventType,
+    resourceType: event.resourceType,
+    resourceId: event.resourceId,
+    createTime: isoMillis(ctx.now),
     body: JSON.stringify(envelope),
-  });
+  };
+  const pending = beforeCommitStep(db, OUTBOX, () => new PendingEvents(db));
+  if (pending !== undefined) pending.rows.push(row);
+  else await insertEvent.execute(db, row);
   return envelope;
 }

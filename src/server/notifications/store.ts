@@ -4,6 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import { newestFirstPage, whereGiven } from '../db/list-query.js';
 import { findRow, insertRow, prepared, rowExists, updateRows } from '../db/prepared.js';
 import type { Database, Queryable, WithSeq } from '../db/schema.js';
+import { writePendingEvents } from '../core/events.js';
 import type { DeliveryStatus } from './states.js';
 
 export interface SubscriptionRow {
@@ -159,6 +160,7 @@ export async function deleteSubscription(db: Queryable, accountId: string, id: s
 
 /** The newest outbox position: a new subscription receives only what commits after it. */
 export async function latestEventSeq(db: Queryable): Promise<bigint> {
+  await writePendingEvents(db);
   const row = await db
     .selectFrom('events')
     .select((eb) => eb.fn.max<bigint | null>('seq').as('seq'))
@@ -173,6 +175,7 @@ export async function latestEventSeq(db: Queryable): Promise<bigint> {
  * still waiting, or the newest seq when none waits).
  */
 export async function readCursor(db: Queryable): Promise<bigint> {
+  await writePendingEvents(db);
   const waiting = await db
     .selectFrom('events')
     .select((eb) => eb.fn.min<bigint | null>('seq').as('seq'))
@@ -197,6 +200,7 @@ const firstUnfannedEvent = prepared((db) =>
 
 /** Whether any committed event waits for its fan-out (one cheap query on a partial index, the common answer being no). */
 export async function hasUnfannedEvents(db: Queryable): Promise<boolean> {
+  await writePendingEvents(db);
   return (await firstUnfannedEvent.first(db, {})) !== undefined;
 }
 
@@ -206,6 +210,7 @@ export async function hasUnfannedEvents(db: Queryable): Promise<boolean> {
  * the same transaction.
  */
 export async function claimUnfannedEvents(db: Queryable, limit: number): Promise<OutboxEvent[]> {
+  await writePendingEvents(db);
   const rows = await db
     .selectFrom('events')
     .select(['seq', 'id', 'account_id', 'event_type', 'resource_type', 'resource_id', 'body'])
@@ -221,6 +226,7 @@ export async function claimUnfannedEvents(db: Queryable, limit: number): Promise
 /** Marks claimed events fanned out; throws unless every one of them was still waiting. */
 export async function markFannedOut(db: Queryable, seqs: readonly bigint[]): Promise<void> {
   if (seqs.length === 0) return;
+  await writePendingEvents(db);
   const result = await db.updateTable('events').set({ fanned_out: 1n }).where('seq', 'in', seqs).where('fanned_out', '=', 0n).executeTakeFirst();
   if (Number(result.numUpdatedRows) !== seqs.length) throw new Error(`webhook fan-out: ${seqs.length - Number(result.numUpdatedRows)} events were fanned out by another server`);
 }
@@ -435,7 +441,8 @@ export async function deleteAccountDeliveries(db: Queryable, accountId: string):
 /** An event as the history reads it: the outbox's row (db/schema.ts), all columns. */
 export type EventRow = Selectable<Database['events']>;
 
-export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
+export async function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
+  await writePendingEvents(db);
   return findRow(db, 'events', { account_id: accountId, id });
 }
 
@@ -450,7 +457,8 @@ export interface EventFilter {
 }
 
 /** Newest first by (create_time, seq): walks the (account_id, create_time) index, whose rows end in seq. */
-export function listEvents(db: Queryable, accountId: string, filter: EventFilter): Promise<EventRow[]> {
+export async function listEvents(db: Queryable, accountId: string, filter: EventFilter): Promise<EventRow[]> {
+  await writePendingEvents(db);
   let query = whereGiven(db.selectFrom('events').selectAll().where('account_id', '=', accountId), {
     event_type: filter.eventType,
     resource_id: filter.transactionId,

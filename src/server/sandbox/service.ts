@@ -1,6 +1,7 @@
 // The control plane's rules: accounts, consents, clocks and resets of the local server.
 
 import { isoSeconds } from '../core/clock.js';
+import { writePendingEvents } from '../core/events.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import type { Queryable } from '../db/schema.js';
 import { serviceError, notFound } from '../http/errors.js';
@@ -73,6 +74,7 @@ export async function advanceClock(deps: ServerDeps, accountId: string, seconds:
 async function resetOne(deps: ServerDeps, db: Queryable, accountId: string): Promise<void> {
   for (const hook of [...deps.hooks.onAccountReset].reverse()) await hook(db, accountId);
   await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).execute();
+  await writePendingEvents(db);
   await db.deleteFrom('events').where('account_id', '=', accountId).execute();
   await deleteLedger(db, accountId);
   await deps.domains.oauth.setClockOffset(db, accountId, 0n);
