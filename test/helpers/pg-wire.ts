@@ -66,8 +66,11 @@ interface SocketWrites {
 
 const asBuffer = (chunk: unknown, encoding: BufferEncoding): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), encoding));
 
-/** Runs `work`, recording every write of frontend messages to a socket connected to `port`. */
-export async function recordWrites<T>(port: number, work: () => Promise<T>): Promise<{ result: T; writes: SocketWrite[] }> {
+/**
+ * Runs `work`, recording every write of frontend messages to a socket connected to `port`. `work`
+ * is handed the writes recorded so far (to see what has gone out at some point of it).
+ */
+export async function recordWrites<T>(port: number, work: (writes: readonly SocketWrite[]) => Promise<T>): Promise<{ result: T; writes: SocketWrite[] }> {
   const writes: SocketWrite[] = [];
   const record = (socket: net.Socket, buffers: Buffer[]) => {
     if (socket.remotePort !== port) return;
@@ -88,7 +91,7 @@ export async function recordWrites<T>(port: number, work: () => Promise<T>): Pro
     realWritev.call(this, chunks, callback);
   });
   try {
-    const result = await work();
+    const result = await work(writes);
     return { result, writes };
   } finally {
     write.mockRestore();

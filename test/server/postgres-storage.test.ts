@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { sql } from 'kysely';
 import { latestMigrationId } from '../../src/server/db/migrate.js';
 import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
-import { prepared } from '../../src/server/db/prepared.js';
+import { findRow, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/server/db/retry.js';
 import type { Queryable } from '../../src/server/db/schema.js';
 import { writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
@@ -195,6 +195,21 @@ function described(writes: readonly SocketWrite[]): string[][] {
 
 const STATEMENT_NAME = /^payctl_\d+$/;
 
+/** Per write call, what it runs: a Bind as `insert <table>`, `select <table>`, ...; a query as its text. */
+function statementsOf(writes: readonly SocketWrite[]): string[][] {
+  return described(writes).map((write) =>
+    write.flatMap((entry) => {
+      if (entry.startsWith('Q ')) return [entry.slice(2)];
+      if (!entry.startsWith('B ')) return [];
+      const bound = /^B (insert) into "(\w+)"|^B (update) "(\w+)"|^B (select) .*? from "(\w+)"/.exec(entry);
+      return [bound ? bound.slice(1).filter(Boolean).join(' ') : entry];
+    }),
+  );
+}
+
+/** A row of `accounts`. */
+const account = (id: string) => ({ id, email: `${id.toLowerCase()}@example.com`, is_default: 0n, clock_offset_ms: 0n, kyc_status: 'VERIFIED', created_at: NOW });
+
 describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
   let database: TestDatabase;
   let port: number;
@@ -204,6 +219,11 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
   const preparedAs = async (text: string) =>
     (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements WHERE statement = ${text} ORDER BY name`.execute(storage.db)).rows.map((row) => row.name);
   const backendPid = async () => (await sql<{ pid: bigint }>`SELECT pg_backend_pid() AS pid`.execute(storage.db)).rows[0]!.pid;
+  /** The rows of `text` read by a session of its own: what is committed. */
+  const otherSession = async (text: string, value: string) => (await withAdmin((client) => client.query(text, [value]), database.url)).rows;
+  /** The state of the server session `pid` ('idle', 'idle in transaction', ...). */
+  const sessionState = async (pid: bigint) =>
+    (await withAdmin((client) => client.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [String(pid)]), database.url)).rows;
 
   beforeAll(async () => {
     database = await freshTestDatabase();
@@ -333,6 +353,195 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await backendPid()).toBe(pid);
     expect(await storage.db.selectFrom('settings').select('key').where('key', '=', 'accepted').execute()).toEqual([{ key: 'accepted' }]);
     expect((await storage.db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow()).email).toBe('accepted@example.com');
+  });
+
+  it('holds an unanswered write and writes it with the transaction’s next statement, ahead of it, in one system call', async () => {
+    const { result, writes } = await recordWrites(port, (sent) =>
+      storage.transaction({ name: 'test' }, async (trx) => {
+        await insertRow(trx, 'accounts', account('HELD1'), { unanswered: true });
+        const atInsert = sent.length;
+        const inserted = await findRow(trx, 'accounts', { id: 'HELD1' });
+        // Mid-transaction (its BEGIN gone already), an unanswered update: held the same way.
+        await updateRows(trx, 'accounts', { id: 'HELD1' }, { kyc_status: 'PENDING' }, { unanswered: true });
+        const atUpdate = sent.length;
+        const updated = await findRow(trx, 'accounts', { id: 'HELD1' });
+        return { atInsert, atUpdate, inserted, updated };
+      }),
+    );
+    // Nothing went out when either write was sent.
+    expect(result.atInsert).toBe(0);
+    expect(result.atUpdate).toBe(1);
+    // Each read of the transaction saw the write held before it.
+    expect(result.inserted).toMatchObject({ id: 'HELD1', kyc_status: 'VERIFIED' });
+    expect(result.updated).toMatchObject({ id: 'HELD1', kyc_status: 'PENDING' });
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'insert accounts', 'select accounts'],
+      ['update accounts', 'select accounts'],
+      ['commit'],
+    ]);
+    // Each its own statement, run to its own Sync.
+    expect(writes[0]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
+    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
+    expect(await findRow(storage.db, 'accounts', { id: 'HELD1' })).toMatchObject({ kyc_status: 'PENDING' });
+  });
+
+  it('writes a transaction of unanswered writes only as BEGIN, the writes and COMMIT, in one system call', async () => {
+    const { writes } = await recordWrites(port, async () => {
+      await storage.transaction({ name: 'test' }, async (trx) => {
+        await insertRow(trx, 'accounts', account('HELD2'), { unanswered: true });
+        await updateRows(trx, 'accounts', { id: 'HELD2' }, { kyc_status: 'PENDING' }, { unanswered: true });
+      });
+      // With before-commit statements: the held writes go ahead of them, all with the COMMIT.
+      await storage.transaction({ name: 'test' }, async (trx) => {
+        await insertRow(trx, 'accounts', account('HELD3'), { unanswered: true });
+        await writeBeforeCommit(trx, setEmail, { id: 'HELD3', email: 'held3-final@example.com' });
+      });
+    });
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'insert accounts', 'update accounts', 'commit'],
+      ['start transaction isolation level read committed', 'insert accounts', 'update accounts', 'commit'],
+    ]);
+    expect(await otherSession('SELECT kyc_status FROM accounts WHERE id = $1', 'HELD2')).toEqual([{ kyc_status: 'PENDING' }]);
+    expect(await otherSession('SELECT email FROM accounts WHERE id = $1', 'HELD3')).toEqual([{ email: 'held3-final@example.com' }]);
+  });
+
+  it('fails the next statement and the transaction with a refused unanswered write, rolled back, and the connection goes on', async () => {
+    const pid = await backendPid();
+    let selectOutcome: unknown;
+    const { result: outcome, writes } = await recordWrites(port, () =>
+      storage
+        .transaction({ name: 'test' }, async (trx) => {
+          await insertRow(trx, 'accounts', account('REFUSED1'));
+          await insertRow(trx, 'consents', { platform_client_id: 'C1', payer_id: 'NO-SUCH-ACCOUNT', created_at: NOW }, { unanswered: true });
+          selectOutcome = await findRow(trx, 'accounts', { id: 'REFUSED1' }).then(
+            () => 'resolved',
+            (error: unknown) => error,
+          );
+          throw selectOutcome;
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+    );
+    // The write's foreign key, not the "transaction is aborted" (25P02) of the select behind it.
+    expect(selectOutcome).toMatchObject({ code: '23503', message: expect.stringMatching(/foreign key/) });
+    expect(outcome).toBe(selectOutcome);
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'insert accounts'],
+      ['insert consents', 'select accounts'],
+      ['rollback'],
+    ]);
+    expect(await sessionState(pid)).toEqual([{ state: 'idle' }]);
+    expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'REFUSED1')).toEqual([]);
+    // The same statements, whose Parse the aborted transaction refused, run on the same connection.
+    const row = await storage.transaction({ name: 'test' }, async (trx) => {
+      await insertRow(trx, 'consents', { platform_client_id: 'C1', payer_id: ACCOUNT, created_at: NOW }, { unanswered: true });
+      return findRow(trx, 'accounts', { id: ACCOUNT });
+    });
+    expect(row).toMatchObject({ id: ACCOUNT });
+    expect(await backendPid()).toBe(pid);
+    expect(await otherSession('SELECT payer_id FROM consents WHERE platform_client_id = $1', 'C1')).toEqual([{ payer_id: ACCOUNT }]);
+  });
+
+  it('fails the commit with a refused unanswered write sent last, and sends nothing after the COMMIT', async () => {
+    const pid = await backendPid();
+    const refused = (first: 'read' | 'none') =>
+      storage
+        .transaction({ name: 'test' }, async (trx) => {
+          if (first === 'read') await findRow(trx, 'accounts', { id: ACCOUNT });
+          await insertRow(trx, 'accounts', account(`LAST-${first}`), { unanswered: true });
+          await insertRow(trx, 'consents', { platform_client_id: `C-${first}`, payer_id: 'NO-SUCH-ACCOUNT', created_at: NOW }, { unanswered: true });
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+    // After a read, and with nothing but held writes (then all of it in one system call).
+    const { result: outcomes, writes } = await recordWrites(port, async () => [await refused('read'), await refused('none')]);
+    expect(outcomes).toEqual([
+      expect.objectContaining({ code: '23503', message: expect.stringMatching(/foreign key/) }),
+      expect.objectContaining({ code: '23503', message: expect.stringMatching(/foreign key/) }),
+    ]);
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'select accounts'],
+      ['insert accounts', 'insert consents', 'commit'],
+      ['start transaction isolation level read committed', 'insert accounts', 'insert consents', 'commit'],
+    ]);
+    expect(await sessionState(pid)).toEqual([{ state: 'idle' }]);
+    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'LAST-%')).toEqual([]);
+    // The next transaction on the connection runs and commits.
+    await storage.transaction({ name: 'test' }, async (trx) => {
+      await findRow(trx, 'accounts', { id: ACCOUNT });
+      await insertRow(trx, 'accounts', account('LAST-OK'), { unanswered: true });
+    });
+    expect(await backendPid()).toBe(pid);
+    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'LAST-%')).toEqual([{ id: 'LAST-OK' }]);
+  });
+
+  it('refuses a transaction whose COMMIT PostgreSQL answered with ROLLBACK, though its code went on', async () => {
+    // The held write's error reaches the select after it, which the code catches and goes on:
+    // PostgreSQL then rolls the whole transaction back at COMMIT, and the caller must hear so.
+    const outcome = await storage
+      .transaction({ name: 'test' }, async (trx) => {
+        await insertRow(trx, 'accounts', account('SWALLOWED1'));
+        await insertRow(trx, 'consents', { platform_client_id: 'C-SW', payer_id: 'NO-SUCH-ACCOUNT', created_at: NOW }, { unanswered: true });
+        await findRow(trx, 'accounts', { id: ACCOUNT }).catch(() => undefined);
+        return 'went on';
+      })
+      .then(
+        (value) => value,
+        (error: unknown) => error,
+      );
+    expect(outcome).toMatchObject({ code: '25P02', message: expect.stringMatching(/rolled back at its COMMIT/) });
+    expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'SWALLOWED1')).toEqual([]);
+    // Positive control: the same transaction without the refused write commits.
+    await storage.transaction({ name: 'test' }, async (trx) => {
+      await insertRow(trx, 'accounts', account('SWALLOWED2'));
+      await findRow(trx, 'accounts', { id: ACCOUNT }).catch(() => undefined);
+    });
+    expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'SWALLOWED2')).toEqual([{ id: 'SWALLOWED2' }]);
+  });
+
+  it('never sends an unanswered write of a transaction that throws', async () => {
+    const { writes } = await recordWrites(port, async () => {
+      // The write its only statement: nothing at all goes out.
+      await expect(
+        storage.transaction({ name: 'test' }, async (trx) => {
+          await insertRow(trx, 'accounts', account('THROWN1'), { unanswered: true });
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      // After a read: the ROLLBACK, without the write.
+      await expect(
+        storage.transaction({ name: 'test' }, async (trx) => {
+          await findRow(trx, 'accounts', { id: ACCOUNT });
+          await insertRow(trx, 'accounts', account('THROWN2'), { unanswered: true });
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      // Nor with the connection's next statement.
+      expect(await findRow(storage.db, 'accounts', { id: 'THROWN1' })).toBeUndefined();
+      await storage.transaction({ name: 'test' }, (trx) => findRow(trx, 'accounts', { id: 'THROWN2' }));
+    });
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'select accounts'],
+      ['rollback'],
+      ['select accounts'],
+      ['start transaction isolation level read committed', 'select accounts'],
+      ['commit'],
+    ]);
+    expect(described(writes).flat().filter((entry) => entry.startsWith('B insert'))).toEqual([]);
+    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'THROWN%')).toEqual([]);
+  });
+
+  it('runs an unanswered write on the root handle at once', async () => {
+    const { writes } = await recordWrites(port, () => insertRow(storage.db, 'accounts', account('ROOT1'), { unanswered: true }));
+    expect(statementsOf(writes)).toEqual([['insert accounts']]);
+    // Committed when the await returns: another session sees it.
+    expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'ROOT1')).toEqual([{ id: 'ROOT1' }]);
+    await updateRows(storage.db, 'accounts', { id: 'ROOT1' }, { kyc_status: 'PENDING' }, { unanswered: true });
+    expect(await otherSession('SELECT kyc_status FROM accounts WHERE id = $1', 'ROOT1')).toEqual([{ kyc_status: 'PENDING' }]);
   });
 
   // Last: it adds columns to `accounts`.

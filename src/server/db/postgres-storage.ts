@@ -20,7 +20,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, isRetryableTransactionError, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import { runTransactionBody, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
+import { openUnanswered, runTransactionBody, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 export const MINIMUM_SERVER_VERSION = 150000;
@@ -61,6 +61,11 @@ const endedWithStatements = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
 /** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
 const pendingBegin = new WeakMap<DatabaseConnection, string>();
+/** What `writeUnanswered` hands the driver (a stand-in query) for the write it stands for. */
+const unansweredWrites = new WeakMap<CompiledQuery, CompiledQuery>();
+/** Per connection, the writes of its transaction waiting to go with its next statement or its COMMIT. */
+const heldWrites = new WeakMap<DatabaseConnection, CompiledQuery[]>();
+const NO_ROWS: QueryResult<never> = { rows: [] };
 
 /**
  * Kysely's PostgreSQL driver, with round trips fewer per transaction. The pool's connections
@@ -69,6 +74,8 @@ const pendingBegin = new WeakMap<DatabaseConnection, string>();
  * - BEGIN is written right before the transaction's first statement, in the same system call
  *   (`PayctlClient`), and both answers come back together. A transaction that runs no statement
  *   sends neither BEGIN nor its end.
+ * - a write of `writeUnanswered` (db/storage.ts) is held and written right before the
+ *   transaction's next statement or its COMMIT, in the same system call.
  * - a transaction's before-commit statements are written with its COMMIT, each as its own prepared
  *   statement: a row they lock is released by the server itself, with no round trip to this
  *   process in between. The COMMIT ends the transaction whatever they did (an error in one makes
@@ -82,11 +89,23 @@ class PipelinedDriver extends PostgresDriver {
       patched.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        const unanswered = unansweredWrites.get(query);
+        if (unanswered !== undefined) {
+          const held = heldWrites.get(connection);
+          if (held === undefined) heldWrites.set(connection, [unanswered]);
+          else held.push(unanswered);
+          return NO_ROWS;
+        }
         const ahead: Array<Promise<unknown>> = [];
         const begin = pendingBegin.get(connection);
         if (begin !== undefined) {
           pendingBegin.delete(connection);
           ahead.push(execute(CompiledQuery.raw(begin)));
+        }
+        const held = heldWrites.get(connection);
+        if (held !== undefined) {
+          heldWrites.delete(connection);
+          for (const write of held) ahead.push(execute(write));
         }
         const statements = statementsBeforeCommit.get(query);
         if (statements !== undefined) {
@@ -112,14 +131,19 @@ class PipelinedDriver extends PostgresDriver {
   }
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    if (pendingBegin.delete(connection)) return;
     if (endedWithStatements.delete(connection)) return;
+    if (!heldWrites.has(connection) && pendingBegin.delete(connection)) return;
+    // The COMMIT ends the transaction whatever the writes held before it did: should one fail, the
+    // rollback that follows is not sent.
+    endedWithStatements.add(connection);
     await super.commitTransaction(connection);
+    endedWithStatements.delete(connection);
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (pendingBegin.delete(connection)) return;
+    heldWrites.delete(connection);
     if (endedWithStatements.delete(connection)) return;
+    if (pendingBegin.delete(connection)) return;
     await super.rollbackTransaction(connection);
   }
 }
@@ -133,6 +157,15 @@ class PipelinedDialect extends PostgresDialect {
   override createDriver(): Driver {
     return new PipelinedDriver(this.#config);
   }
+}
+
+/** `writeUnanswered` on PostgreSQL: the write is held, to go with the transaction's next statement. */
+function holdUnanswered(trx: Trx): (query: CompiledQuery) => Promise<void> {
+  return async (query) => {
+    const standIn = CompiledQuery.raw('-- payctl: a write held for the next statement');
+    unansweredWrites.set(standIn, query);
+    await trx.executeQuery(standIn);
+  };
 }
 
 /** The statements, then COMMIT, written together (`PipelinedDriver`). */
@@ -157,6 +190,16 @@ function statementName(text: string): string | undefined {
 }
 
 /**
+ * A COMMIT PostgreSQL answered with ROLLBACK: a statement of the transaction had failed, and the
+ * code that ran it went on (caught the error, or never saw it: an unanswered write's error goes to
+ * the statement after it). The transaction is not committed, so the caller must not be told it was.
+ */
+function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
+  if (result.command !== 'ROLLBACK') return result;
+  throw Object.assign(new Error('the transaction was rolled back at its COMMIT: one of its statements had failed'), { code: '25P02' });
+}
+
+/**
  * The pool's client:
  * - each statement with parameters is prepared once per connection under a name, so PostgreSQL
  *   parses and plans it once and later only binds and runs it (Kysely passes text and values);
@@ -174,6 +217,7 @@ class PayctlClient extends pg.Client {
     this.#cork();
     const [text, values] = args;
     const run = super.query as (...given: unknown[]) => never;
+    if (text === 'commit' && args.length === 2) return (run.apply(this, args) as Promise<pg.QueryResult>).then(refuseRolledBack) as never;
     if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
       return run.apply(this, args);
     }
@@ -303,6 +347,7 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
         if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
+        openUnanswered(trx, holdUnanswered(trx));
         return runTransactionBody(trx, work, commitWithStatements);
       });
   const storage: Storage = {

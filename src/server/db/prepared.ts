@@ -7,6 +7,7 @@
 
 import { sql, type CompiledQuery, type Compilable, type Insertable, type QueryResult, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import { runNowInTransaction } from './driver.js';
+import { writeUnanswered } from './storage.js';
 import type { Database, Db, Queryable } from './schema.js';
 
 /** Stands for a value while the statement is built; replaced by the named argument on each run. */
@@ -157,13 +158,23 @@ function prefixed(values: Record<string, unknown>, columns: string[], prefix: st
 }
 
 /** Inserts one row (its defined columns). */
-export async function insertRow<T extends Table>(db: Queryable, table: T, row: Insertable<Database[T]>): Promise<void> {
+export async function insertRow<T extends Table>(db: Queryable, table: T, row: Insertable<Database[T]>, options: WriteOptions = {}): Promise<void> {
   const columns = definedKeys(row as Record<string, unknown>);
   const statement = cached(`insert|${table}|${columns.join(',')}`, (base, arg) =>
     (base.insertInto(table as Table) as unknown as { values(values: Args): Compilable<unknown> }).values(Object.fromEntries(columns.map((column) => [column, arg(column)]))),
   );
+  if (options.unanswered) return writeUnanswered(db, statement, row as Args);
   const result = statement.run(db, row as Args);
   if (result instanceof Promise) await result;
+}
+
+/** How a write is sent. */
+export interface WriteOptions {
+  /**
+   * Without waiting for its answer, with the transaction's next statement (db/storage.ts
+   * `writeUnanswered`): for a write whose failure the caller does not handle itself.
+   */
+  unanswered?: boolean;
 }
 
 /**
@@ -216,7 +227,10 @@ export async function rowExists<T extends Table>(db: Queryable, table: T, key: K
 }
 
 /** Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values; the count changed. */
-export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>): Promise<bigint> {
+/** Updates the rows with `key`: how many there were, or nothing when the update is sent `unanswered`. */
+export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>): Promise<bigint>;
+export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>, options: { unanswered: true }): Promise<void>;
+export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>, options: WriteOptions = {}): Promise<bigint | void> {
   const keyColumns = keyColumnsOf(table, key as Record<string, unknown>);
   const setColumns = definedKeys(changes as Record<string, unknown>);
   if (setColumns.length === 0) throw new Error(`prepared statement on ${table}: an update needs at least one column to set`);
@@ -231,6 +245,7 @@ export async function updateRows<T extends Table>(db: Queryable, table: T, key: 
   const args: Args = {};
   prefixed(changes as Record<string, unknown>, setColumns, 'set.', args);
   prefixed(key as Record<string, unknown>, keyColumns, 'key.', args);
+  if (options.unanswered) return writeUnanswered(db, statement, args);
   const pending = statement.run(db, args);
   const result = pending instanceof Promise ? await pending : pending;
   return result.numAffectedRows ?? 0n;

@@ -217,6 +217,30 @@ export async function writeBeforeCommit<A extends Record<string, unknown>>(db: Q
   }
 }
 
+/** Adapters: how a transaction sends a write without waiting for its answer (`writeUnanswered`). */
+export type SendUnanswered = (query: CompiledQuery) => Promise<void>;
+
+const unansweredSenders = new WeakMap<object, SendUnanswered>();
+
+/** Adapters: `trx` sends the writes of `writeUnanswered` with `send`. */
+export function openUnanswered(trx: Trx, send: SendUnanswered): void {
+  unansweredSenders.set(trx, send);
+}
+
+/**
+ * Runs a write whose answer the caller does not need (no rows, no count) and whose failure it does
+ * not handle itself. On PostgreSQL it is written with the transaction's next statement (or its
+ * COMMIT), without a round trip of its own: it runs before that statement, so every later read of
+ * the transaction sees it, and its failure fails that statement and the transaction. Elsewhere
+ * (SQLite, or outside a transaction) it runs at once.
+ */
+export async function writeUnanswered<A extends Record<string, unknown>>(db: Queryable, statement: PreparedStatement<A, unknown>, args: A): Promise<void> {
+  const send = unansweredSenders.get(db);
+  if (send !== undefined) return send(statement.bind(db, args));
+  const ran = statement.run(db, args);
+  if (ran instanceof Promise) await ran;
+}
+
 /** Adapters: drops the steps of work that was rolled back (group commit's savepoint). */
 export function discardBeforeCommit(trx: Trx): void {
   beforeCommitSteps.get(trx)?.clear();

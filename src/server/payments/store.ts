@@ -86,8 +86,9 @@ export function findAuthorization(db: Queryable, accountId: string, id: string, 
   return findRow(db, 'authorizations', { account_id: accountId, id }, options);
 }
 
+/** Sent unanswered (db/storage.ts `writeUnanswered`): the caller holds the row locked, nothing is read back. */
 export async function updateAuthorization(db: Queryable, accountId: string, id: string, changes: Changes<AuthorizationRow>): Promise<void> {
-  await updateRows(db, 'authorizations', { account_id: accountId, id }, changes);
+  await updateRows(db, 'authorizations', { account_id: accountId, id }, changes, { unanswered: true });
 }
 
 export function authorizationsOfOrder(db: Queryable, accountId: string, orderId: string): Promise<AuthorizationRow[]> {
@@ -130,8 +131,9 @@ export function authorizationInvoiceUsed(db: Queryable, accountId: string, invoi
 
 // Captures
 
+/** Sent unanswered (db/storage.ts `writeUnanswered`): a new id, nothing to read back. */
 export async function insertCapture(db: Queryable, row: CaptureRow): Promise<void> {
-  await insertRow(db, 'captures', row);
+  await insertRow(db, 'captures', row, { unanswered: true });
 }
 
 export function findCaptureRow(db: Queryable, accountId: string, id: string, options: ReadOptions = {}): Promise<CaptureRow | undefined> {
