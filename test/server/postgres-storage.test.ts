@@ -11,7 +11,7 @@ import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
 import { findRow, insertRow, prepared, updateRows } from '../../src/server/db/prepared.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/server/db/retry.js';
 import type { Queryable } from '../../src/server/db/schema.js';
-import { writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
+import { sendAhead, writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
 import { recordMovement, type Movement } from '../../src/server/ledger/store.js';
 import { recordWrites, type SocketWrite } from '../helpers/pg-wire.js';
 import { emptyTestDatabase, freshTestDatabase, onPostgres, withAdmin, type TestDatabase } from '../helpers/postgres.js';
@@ -383,6 +383,44 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(writes[0]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
     expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
     expect(await findRow(storage.db, 'accounts', { id: 'HELD1' })).toMatchObject({ kyc_status: 'PENDING' });
+  });
+
+  it('answers a statement sent ahead once the next statement has carried it, or sends it on its own when asked first', async () => {
+    const claim = prepared<{ id: string; email: string }, { id: string }>((db, arg) =>
+      db
+        .insertInto('accounts')
+        .values({ id: arg('id'), email: arg('email'), is_default: sql.lit(0n), clock_offset_ms: sql.lit(0n), kyc_status: sql.lit('VERIFIED'), created_at: sql.lit(NOW) })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .returning('id'),
+    );
+    const { result, writes } = await recordWrites(port, (sent) =>
+      storage.transaction({ name: 'test' }, async (trx) => {
+        const first = await sendAhead(trx, claim, { id: 'AHEAD1', email: 'ahead1@example.com' });
+        const atSend = sent.length;
+        // The next statement carries it, and sees its row.
+        const seen = await findRow(trx, 'accounts', { id: 'AHEAD1' });
+        const firstRows = (await first.answer()).rows;
+        // The same key again: ON CONFLICT DO NOTHING answers no row. Asked for before any other
+        // statement, it goes on its own.
+        const again = await sendAhead(trx, claim, { id: 'AHEAD1', email: 'other@example.com' });
+        const againRows = (await again.answer()).rows;
+        return { atSend, seen, firstRows, againRows, answered: [first.answered, again.answered] };
+      }),
+    );
+    expect(result.atSend).toBe(0);
+    // Not answered when sent: the database has not seen it yet.
+    expect(result.answered).toEqual([undefined, undefined]);
+    expect(result.seen).toMatchObject({ id: 'AHEAD1' });
+    expect(result.firstRows).toEqual([{ id: 'AHEAD1' }]);
+    expect(result.againRows).toEqual([]);
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'insert accounts', 'select accounts'],
+      ['insert accounts'],
+      ['commit'],
+    ]);
+    // Outside a transaction it runs at once, and its answer is there when sent.
+    const root = await sendAhead(storage.db, claim, { id: 'AHEAD2', email: 'ahead2@example.com' });
+    expect(root.answered?.rows).toEqual([{ id: 'AHEAD2' }]);
   });
 
   it('writes a transaction of unanswered writes only as BEGIN, the writes and COMMIT, in one system call', async () => {

@@ -20,7 +20,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, isRetryableTransactionError, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import { openUnanswered, runTransactionBody, type AuditEngine, type CommitWith, type Storage, type TxOptions } from './storage.js';
+import { openPipeline, runTransactionBody, type AuditEngine, type CommitWith, type Pipeline, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 export const MINIMUM_SERVER_VERSION = 150000;
@@ -61,11 +61,19 @@ const endedWithStatements = new WeakSet<DatabaseConnection>();
 const patched = new WeakSet<DatabaseConnection>();
 /** Connections whose transaction has begun here but whose BEGIN is not sent yet: it goes with the first statement. */
 const pendingBegin = new WeakMap<DatabaseConnection, string>();
-/** What `writeUnanswered` hands the driver (a stand-in query) for the write it stands for. */
-const unansweredWrites = new WeakMap<CompiledQuery, CompiledQuery>();
-/** Per connection, the writes of its transaction waiting to go with its next statement or its COMMIT. */
-const heldWrites = new WeakMap<DatabaseConnection, CompiledQuery[]>();
+/** A statement sent ahead (db/storage.ts `sendAhead`), and how its answer is given to its sender. */
+interface Held {
+  query: CompiledQuery;
+  settle(outcome: Promise<QueryResult<unknown>>): void;
+}
+/** What the pipeline hands the driver (a stand-in query) for the statement it holds. */
+const heldStandIns = new WeakMap<CompiledQuery, Held>();
+/** Stand-ins that write what is held on its own. */
+const flushStandIns = new WeakSet<CompiledQuery>();
+/** Per connection, the statements of its transaction waiting to go with its next statement or its COMMIT. */
+const heldWrites = new WeakMap<DatabaseConnection, Held[]>();
 const NO_ROWS: QueryResult<never> = { rows: [] };
+const droppedError = () => new Error('the transaction ended before this statement was sent');
 
 /**
  * Kysely's PostgreSQL driver, with round trips fewer per transaction. The pool's connections
@@ -74,8 +82,9 @@ const NO_ROWS: QueryResult<never> = { rows: [] };
  * - BEGIN is written right before the transaction's first statement, in the same system call
  *   (`PayctlClient`), and both answers come back together. A transaction that runs no statement
  *   sends neither BEGIN nor its end.
- * - a write of `writeUnanswered` (db/storage.ts) is held and written right before the
- *   transaction's next statement or its COMMIT, in the same system call.
+ * - a statement of `sendAhead` or `writeUnanswered` (db/storage.ts) is held and written right
+ *   before the transaction's next statement or its COMMIT, in the same system call; its sender
+ *   gets its answer when that comes (or has it written on its own: `flush`).
  * - a transaction's before-commit statements are written with its COMMIT, each as its own prepared
  *   statement: a row they lock is released by the server itself, with no round trip to this
  *   process in between. The COMMIT ends the transaction whatever they did (an error in one makes
@@ -89,11 +98,11 @@ class PipelinedDriver extends PostgresDriver {
       patched.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        const unanswered = unansweredWrites.get(query);
-        if (unanswered !== undefined) {
+        const holding = heldStandIns.get(query);
+        if (holding !== undefined) {
           const held = heldWrites.get(connection);
-          if (held === undefined) heldWrites.set(connection, [unanswered]);
-          else held.push(unanswered);
+          if (held === undefined) heldWrites.set(connection, [holding]);
+          else held.push(holding);
           return NO_ROWS;
         }
         const ahead: Array<Promise<unknown>> = [];
@@ -105,12 +114,22 @@ class PipelinedDriver extends PostgresDriver {
         const held = heldWrites.get(connection);
         if (held !== undefined) {
           heldWrites.delete(connection);
-          for (const write of held) ahead.push(execute(write));
+          for (const entry of held) {
+            const sent = execute(entry.query);
+            entry.settle(sent);
+            ahead.push(sent);
+          }
         }
         const statements = statementsBeforeCommit.get(query);
         if (statements !== undefined) {
           endedWithStatements.add(connection);
           for (const statement of statements) ahead.push(execute(statement));
+        }
+        if (flushStandIns.has(query)) {
+          const settled = await Promise.allSettled(ahead);
+          const failed = settled.find((outcome) => outcome.status === 'rejected');
+          if (failed !== undefined) throw failed.reason;
+          return NO_ROWS;
         }
         if (ahead.length === 0) return execute<R>(query);
         const own = execute<R>(query);
@@ -141,6 +160,7 @@ class PipelinedDriver extends PostgresDriver {
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    for (const entry of heldWrites.get(connection) ?? []) entry.settle(Promise.reject(droppedError()));
     heldWrites.delete(connection);
     if (endedWithStatements.delete(connection)) return;
     if (pendingBegin.delete(connection)) return;
@@ -159,12 +179,26 @@ class PipelinedDialect extends PostgresDialect {
   }
 }
 
-/** `writeUnanswered` on PostgreSQL: the write is held, to go with the transaction's next statement. */
-function holdUnanswered(trx: Trx): (query: CompiledQuery) => Promise<void> {
-  return async (query) => {
-    const standIn = CompiledQuery.raw('-- payctl: a write held for the next statement');
-    unansweredWrites.set(standIn, query);
-    await trx.executeQuery(standIn);
+/** `sendAhead` on PostgreSQL: a statement is held, to go with the transaction's next statement. */
+function pipelineOf(trx: Trx): Pipeline {
+  return {
+    async hold(query) {
+      let settle!: (outcome: Promise<QueryResult<unknown>>) => void;
+      const result = new Promise<QueryResult<unknown>>((resolve) => {
+        settle = resolve;
+      });
+      // Its failure is also the next statement's: a sender that never reads the answer is not told twice.
+      result.catch(() => undefined);
+      const standIn = CompiledQuery.raw('-- payctl: a statement held for the next one');
+      heldStandIns.set(standIn, { query, settle });
+      await trx.executeQuery(standIn);
+      return { result };
+    },
+    async flush() {
+      const standIn = CompiledQuery.raw('-- payctl: the held statements, on their own');
+      flushStandIns.add(standIn);
+      await trx.executeQuery(standIn);
+    },
   };
 }
 
@@ -347,7 +381,7 @@ export function createPostgresStorage(db: Db, retry: RetryPolicy): Storage {
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
         if (opts.exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${opts.exclusive}))`.execute(trx);
-        openUnanswered(trx, holdUnanswered(trx));
+        openPipeline(trx, pipelineOf(trx));
         return runTransactionBody(trx, work, commitWithStatements);
       });
   const storage: Storage = {

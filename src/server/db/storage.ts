@@ -8,7 +8,7 @@
 // rules are the exception: their rows are deleted before their account's count is moved. A
 // deadlock is retried, but should not happen when every path takes its locks in this order.
 
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import { markTransactionScope } from './driver.js';
 import type { PreparedStatement } from './prepared.js';
 import type { Db, Queryable, Trx } from './schema.js';
@@ -217,28 +217,62 @@ export async function writeBeforeCommit<A extends Record<string, unknown>>(db: Q
   }
 }
 
-/** Adapters: how a transaction sends a write without waiting for its answer (`writeUnanswered`). */
-export type SendUnanswered = (query: CompiledQuery) => Promise<void>;
+/**
+ * Adapters: how a transaction sends a statement without waiting for its answer. `hold` keeps it to
+ * be written right before the transaction's next statement (or its COMMIT), and gives the promise
+ * of its result; `flush` writes what is held on its own.
+ */
+export interface Pipeline {
+  hold(query: CompiledQuery): Promise<{ result: Promise<QueryResult<unknown>> }>;
+  flush(): Promise<void>;
+}
 
-const unansweredSenders = new WeakMap<object, SendUnanswered>();
+const pipelines = new WeakMap<object, Pipeline>();
 
-/** Adapters: `trx` sends the writes of `writeUnanswered` with `send`. */
-export function openUnanswered(trx: Trx, send: SendUnanswered): void {
-  unansweredSenders.set(trx, send);
+/** Adapters: `trx` sends the statements of `sendAhead` and `writeUnanswered` through `pipeline`. */
+export function openPipeline(trx: Trx, pipeline: Pipeline): void {
+  pipelines.set(trx, pipeline);
+}
+
+/** A statement sent ahead (`sendAhead`). */
+export interface SentAhead<R> {
+  /** Its result, when the database answered at once (SQLite, or outside a transaction). */
+  readonly answered: QueryResult<R> | undefined;
+  /** Its result; the statement is written on its own first if no later statement has carried it. */
+  answer(): Promise<QueryResult<R>>;
+}
+
+/**
+ * Sends a statement whose answer the caller needs later, not now. On PostgreSQL it is written with
+ * the transaction's next statement (or its COMMIT), without a round trip of its own: it runs before
+ * that statement, which sees its effect, and its failure fails that statement and the transaction.
+ * Elsewhere (SQLite, or outside a transaction) it runs at once, and `answered` has its result.
+ */
+export async function sendAhead<A extends Record<string, unknown>, R>(db: Queryable, statement: PreparedStatement<A, R>, args: A): Promise<SentAhead<R>> {
+  const pipeline = pipelines.get(db);
+  if (pipeline === undefined) {
+    const ran = statement.run(db, args);
+    const result = ran instanceof Promise ? await ran : ran;
+    return { answered: result, answer: async () => result };
+  }
+  const { result } = await pipeline.hold(statement.bind(db, args));
+  return {
+    answered: undefined,
+    async answer() {
+      await pipeline.flush();
+      return (await result) as QueryResult<R>;
+    },
+  };
 }
 
 /**
  * Runs a write whose answer the caller does not need (no rows, no count) and whose failure it does
- * not handle itself. On PostgreSQL it is written with the transaction's next statement (or its
- * COMMIT), without a round trip of its own: it runs before that statement, so every later read of
- * the transaction sees it, and its failure fails that statement and the transaction. Elsewhere
- * (SQLite, or outside a transaction) it runs at once.
+ * not handle itself (`sendAhead`, its answer never read): on PostgreSQL it goes with the
+ * transaction's next statement, so every later read of the transaction sees it, and its failure
+ * fails that statement and the transaction. Elsewhere it runs at once.
  */
 export async function writeUnanswered<A extends Record<string, unknown>>(db: Queryable, statement: PreparedStatement<A, unknown>, args: A): Promise<void> {
-  const send = unansweredSenders.get(db);
-  if (send !== undefined) return send(statement.bind(db, args));
-  const ran = statement.run(db, args);
-  if (ran instanceof Promise) await ran;
+  await sendAhead(db, statement, args);
 }
 
 /** Adapters: drops the steps of work that was rolled back (group commit's savepoint). */

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addSeconds, isoMillis } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { prepared } from '../db/prepared.js';
-import { writeBeforeCommit } from '../db/storage.js';
+import { sendAhead, writeBeforeCommit } from '../db/storage.js';
 import type { Queryable } from '../db/schema.js';
 import { callerOf } from './auth.js';
 import { serviceError } from './errors.js';
@@ -165,21 +165,26 @@ async function affected(pending: ReturnType<typeof reclaimStatement.run>): Promi
 }
 
 /**
- * Claims the request id for this request, or answers what to do instead: the winner's stored
- * answer to replay. A claim is a unique key: a concurrent request with the same id waits on it
+ * What to do after the claim's insert: nothing (the claim is this request's), or replay the winner's
+ * stored answer. A claim is a unique key: a concurrent request with the same id waits on it
  * (PostgreSQL: on the index entry) until this transaction commits, then sees the answer; if this
  * transaction rolls back, its claim goes with it and the waiter claims in turn.
  */
-async function claimRequestId(db: Queryable, claim: Claim, now: string): Promise<StoredResponse | undefined> {
+async function settleClaim(db: Queryable, claim: Claim, now: string, inserted: { rows: unknown[] }): Promise<StoredResponse | undefined> {
   const args = { ...claim, unanswered: 0n, noBody: '' };
+  let won = inserted.rows.length > 0;
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const inserted = claimStatement.run(db, args);
-    if ((inserted instanceof Promise ? await inserted : inserted).rows.length > 0) return undefined;
+    if (won) return undefined;
     const winner = await winnerStatement.first(db, claim);
-    // Gone between the two statements (purged, or its transaction rolled back): claim again.
-    if (!winner) continue;
+    if (winner === undefined) {
+      // Gone between the two statements (purged, or its transaction rolled back): claim again.
+      const again = claimStatement.run(db, args);
+      won = (again instanceof Promise ? await again : again).rows.length > 0;
+      continue;
+    }
     if (winner.expires_at <= now) {
       if ((await affected(reclaimStatement.run(db, { ...args, now }))) === 1n) return undefined;
+      won = false;
       continue;
     }
     if (winner.request_hash !== claim.hash) {
@@ -195,25 +200,34 @@ async function claimRequestId(db: Queryable, claim: Claim, now: string): Promise
   throw new Error(`request id ${claim.requestKey}: no claim and no winner after 100 attempts`);
 }
 
+/** The work ran before its claim's answer came, and the claim was another request's: run it again, claim first. */
+class ClaimTaken extends Error {}
+
 /**
  * Runs `work` in one transaction with the request-id claim and the stored answer. A retry with
  * the same id and content replays the stored answer; the same id with other content is refused.
  * Work that throws rolls back everything, the claim included, so a refused request leaves nothing
  * behind.
+ *
+ * The claim goes to the database ahead of the work's first statement (db/storage.ts `sendAhead`:
+ * on PostgreSQL in the same round trip). Its answer is read before the work's outcome counts: when
+ * the request id turns out taken, the work is rolled back unseen (it has no effect outside the
+ * transaction) and the request runs again with the claim answered first, to replay or refuse.
  */
 export async function runMutation(
   deps: ServerDeps,
   request: FastifyRequest,
   options: MutationOptions,
   work: (ctx: ServiceContext) => Promise<StoredResponse>,
+  claimFirst = false,
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
-  return deps.storage.transaction({ name: 'request', batch: true }, async (trx) => {
-    const ctx = serviceContext(deps, request, trx);
-    let claim: Claim | undefined;
-    if (key !== undefined) {
-      claim = {
+  try {
+    return await deps.storage.transaction({ name: 'request', batch: true }, async (trx) => {
+      const ctx = serviceContext(deps, request, trx);
+      if (key === undefined) return { ...(await work(ctx)), replayed: false };
+      const claim: Claim = {
         accountId: ctx.accountId,
         operation: options.operation,
         requestKey: key,
@@ -221,14 +235,29 @@ export async function runMutation(
         createdAt: isoMillis(ctx.now),
         expiresAt: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
       };
-      const stored = await claimRequestId(trx, claim, claim.createdAt);
-      if (stored) return { ...stored, replayed: true };
-    }
-    const result = await work(ctx);
-    // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
-    if (claim) await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
-    return { ...result, replayed: false };
-  });
+      const sent = await sendAhead(trx, claimStatement, { ...claim, unanswered: 0n, noBody: '' });
+      let result: StoredResponse;
+      if (sent.answered !== undefined || claimFirst) {
+        const stored = await settleClaim(trx, claim, claim.createdAt, sent.answered ?? (await sent.answer()));
+        if (stored) return { ...stored, replayed: true };
+        result = await work(ctx);
+      } else {
+        const outcome = await work(ctx).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        );
+        if ((await sent.answer()).rows.length === 0) throw new ClaimTaken();
+        if ('error' in outcome) throw outcome.error;
+        result = outcome.value;
+      }
+      // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
+      await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
+      return { ...result, replayed: false };
+    });
+  } catch (error) {
+    if (error instanceof ClaimTaken) return runMutation(deps, request, options, work, true);
+    throw error;
+  }
 }
 
 export function sendResult(reply: FastifyReply, result: StoredResponse): FastifyReply {
