@@ -10,7 +10,8 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT, api, atExit, authorize, load, medianRunMs, startServe, tempDir, type LoadResult, type Served } from './lib.js';
@@ -175,6 +176,58 @@ async function seedTargets(served: Served, merchants: number): Promise<Target[]>
   return targets;
 }
 
+/** User plus system CPU of a process so far, in ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** The machine's busy CPU so far (every core: user, nice, system, irq, softirq, steal), in ms. */
+function machineBusyMs(): number {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / CLOCK_TICKS;
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Where the CPU went during a measured run, per capture in ms: the serve processes, this process
+ * (the load generator) and the rest of the machine (PostgreSQL's backends, and anything else that
+ * ran: on a quiet host, PostgreSQL).
+ */
+export interface CpuPerCapture {
+  serve: number;
+  loadGenerator: number;
+  rest: number;
+  machineBusyPercent: number;
+}
+
+async function withCpu<T extends { total: number }>(replicas: Served[], run: () => Promise<T>): Promise<T & { cpu?: CpuPerCapture }> {
+  if (process.platform !== 'linux') return run();
+  const pids = replicas.map((replica) => replica.child.pid!);
+  const serveBefore = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const busyBefore = machineBusyMs();
+  const selfBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - started;
+  const self = process.cpuUsage(selfBefore);
+  const serve = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0) - serveBefore;
+  const busy = machineBusyMs() - busyBefore;
+  const loadGenerator = (self.user + self.system) / 1000;
+  const per = (ms: number) => Math.round((ms / Math.max(1, result.total)) * 100) / 100;
+  return {
+    ...result,
+    cpu: {
+      serve: per(serve),
+      loadGenerator: per(loadGenerator),
+      rest: per(Math.max(0, busy - serve - loadGenerator)),
+      machineBusyPercent: Math.round((busy / (wallMs * cpus().length)) * 100),
+    },
+  };
+}
+
 /** Captures of 0.01 at `connections` in all, spread evenly over the replicas, rotating over the targets. */
 async function captureLoad(replicas: Served[], targets: Target[], seconds: number): Promise<LoadResult & { perReplica: LoadResult[] }> {
   let sent = 0;
@@ -235,7 +288,7 @@ async function measureReplicas(
   count: number,
   seconds: number,
   options: { sequentialSeconds?: number; merchants?: number } = {},
-): Promise<{ load: LoadResult & { perReplica: LoadResult[] }; sequential?: Awaited<ReturnType<typeof sequentialCaptures>> }> {
+): Promise<{ load: LoadResult & { perReplica: LoadResult[]; cpu?: CpuPerCapture }; sequential?: Awaited<ReturnType<typeof sequentialCaptures>> }> {
   const replicas = await startReplicas(url, count);
   try {
     const first = replicas[0]!;
@@ -244,7 +297,7 @@ async function measureReplicas(
     const sequential = options.sequentialSeconds ? await sequentialCaptures(first, targets, options.sequentialSeconds) : undefined;
     await captureLoad(replicas, targets, 1); // warm-up: pools connected, code compiled
     await withClient(url, (client) => client.query('CHECKPOINT'));
-    const measured = await captureLoad(replicas, targets, seconds);
+    const measured = await withCpu(replicas, () => captureLoad(replicas, targets, seconds));
     return { load: measured, ...(sequential ? { sequential } : {}) };
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
@@ -288,7 +341,10 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
     const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
     const spread = MERCHANTS > 1 ? await measureReplicas(databaseUrl(found.url, names.spread), 2, seconds, { merchants: MERCHANTS }) : undefined;
     const ratio = (tps: number) => (pgbenchTps === undefined ? '-' : `${fmt((tps / pgbenchTps) * 100, 1)}%`);
-    const figure = (result: LoadResult) => `${fmt(result.requestsPerSecond)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`;
+    const cpuOf = (cpu: CpuPerCapture | undefined) =>
+      cpu === undefined ? '' : `; CPU per capture: serve ${fmt(cpu.serve, 2)} ms, load generator ${fmt(cpu.loadGenerator, 2)} ms, rest (PostgreSQL) ${fmt(cpu.rest, 2)} ms, machine ${cpu.machineBusyPercent}% busy`;
+    const figure = (result: LoadResult & { cpu?: CpuPerCapture }) =>
+      `${fmt(result.requestsPerSecond)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}${cpuOf(result.cpu)}`;
     record({
       workload: `postgres: capture 0.01, ${CONNECTIONS} connections, 1 replica (pool ${POOL_SIZE}), durable`,
       figure: figure(one.load),
