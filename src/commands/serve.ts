@@ -26,6 +26,12 @@ On first start it creates a default merchant account and app, and writes a "loca
       env: 'PAYCTL_DB',
     }),
     'db-pool-size': Flags.integer({ description: 'PostgreSQL: connections in the pool (default 10)', min: 1, max: 1000, env: 'PAYCTL_DB_POOL_SIZE' }),
+    'db-prepared-statements': Flags.boolean({
+      description: 'PostgreSQL: prepare each statement once per connection; --no-db-prepared-statements behind a pooler in transaction mode that cannot keep them (PgBouncer before 1.21)',
+      default: true,
+      allowNo: true,
+      env: 'PAYCTL_DB_PREPARED_STATEMENTS',
+    }),
     'credentials-file': Flags.string({
       description: 'where the default credentials and the signing-key secret are kept (default: beside the SQLite file; for PostgreSQL, one file per database in the data folder)',
       env: 'PAYCTL_CREDENTIALS_FILE',

@@ -14,6 +14,7 @@ export interface ServeFlags {
   port: number;
   db?: string | undefined;
   'db-pool-size'?: number | undefined;
+  'db-prepared-statements'?: boolean | undefined;
   'credentials-file'?: string | undefined;
   'signing-key-secret'?: string | undefined;
   'client-id'?: string | undefined;
@@ -50,6 +51,7 @@ export async function runServe(flags: ServeFlags, root: string): Promise<number>
       ...(flags['admin-key'] !== undefined ? { adminKey: flags['admin-key'] } : {}),
       ...(flags['public-url'] !== undefined ? { publicUrl: flags['public-url'] } : {}),
       ...(flags['db-pool-size'] !== undefined ? { dbPoolSize: flags['db-pool-size'] } : {}),
+      ...(flags['db-prepared-statements'] === false ? { dbPreparedStatements: false } : {}),
       ...(flags['credentials-file'] !== undefined ? { credentialsFile: flags['credentials-file'] } : {}),
       ...(flags['signing-key-secret'] !== undefined ? { signingKeySecret: flags['signing-key-secret'] } : {}),
     });

@@ -37,6 +37,8 @@ export interface ServerOptions {
   dbPath: string;
   /** PostgreSQL: connections in the pool (default 10). */
   dbPoolSize?: number;
+  /** PostgreSQL: prepare statements under names, once per connection (default true). */
+  dbPreparedStatements?: boolean;
   host?: string;
   port?: number;
   adminKey?: string;
@@ -98,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const { openPostgresStorage } = await import('./db/postgres-storage.js');
     storage = await openPostgresStorage(options.dbPath, isoSeconds(clock.systemNow()), {
       ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
+      ...(options.dbPreparedStatements === false ? { preparedStatements: false } : {}),
       onIdleError: (error) => logHolder.log?.error({ err: error }, 'idle PostgreSQL connection failed'),
     });
   } else {

@@ -297,6 +297,21 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await preparedAs(text)).toEqual([name]);
   });
 
+  it('prepares nothing under a name with preparedStatements off (--no-db-prepared-statements)', async () => {
+    const unnamed = await openPostgresStorage(database.url, NOW, { poolSize: 1, preparedStatements: false });
+    try {
+      const read = (db: Queryable) => db.selectFrom('accounts').select(['id', 'kyc_status']).where('email', '=', 'unnamed@example.com');
+      const text = read(unnamed.db).compile().sql;
+      const runs = [await recordWrites(port, () => read(unnamed.db).execute()), await recordWrites(port, () => read(unnamed.db).execute())];
+      // Parsed again each time, as the unnamed statement.
+      for (const run of runs) expect(run.writes.map((write) => write.messages[0])).toEqual([{ type: 'P', statement: '', text }]);
+      const kept = await sql<{ n: bigint }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(unnamed.db);
+      expect(BigInt(kept.rows[0]!.n)).toBe(0n);
+    } finally {
+      await unnamed.close();
+    }
+  });
+
   it('prepares a statement of up to 100 parameters, not one of more', async () => {
     const read = (count: number) => (db: Queryable) =>
       db.selectFrom('accounts').select('id').where('id', 'in', Array.from({ length: count }, (_, index) => `P${count}-${index}`));

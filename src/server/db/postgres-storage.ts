@@ -243,16 +243,22 @@ function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
  *   until the next tick (BEGIN and the first statement; the before-commit statements and COMMIT).
  */
 class PayctlClient extends pg.Client {
+  readonly #named: boolean;
   #corked = false;
   /** Bumped when PostgreSQL refused a prepared statement as stale: the names of the next round. */
   #round = 0;
+
+  constructor(config?: pg.ClientConfig & { namedStatements?: boolean }) {
+    super(config);
+    this.#named = config?.namedStatements !== false;
+  }
 
   override query(...args: unknown[]): never {
     this.#cork();
     const [text, values] = args;
     const run = super.query as (...given: unknown[]) => never;
     if (text === 'commit' && args.length === 2) return (run.apply(this, args) as Promise<pg.QueryResult>).then(refuseRolledBack) as never;
-    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
+    if (!this.#named || args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
       return run.apply(this, args);
     }
     const base = statementName(text);
@@ -280,6 +286,11 @@ class PayctlClient extends pg.Client {
 export interface PostgresStorageOptions {
   /** Connections in the pool (--db-pool-size). */
   poolSize?: number;
+  /**
+   * Statements with parameters prepared under names, once per connection (default true; false
+   * behind a pooler in transaction mode that cannot keep them: --no-db-prepared-statements).
+   */
+  preparedStatements?: boolean;
   /** Retries of serialization failures, deadlocks and lock timeouts (tests inject their own). */
   retry?: RetryPolicy;
   /** Errors of idle pooled connections (the server restarted, a network cut): logged, the pool reconnects. */
@@ -306,7 +317,9 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     // BEGIN above relies on it); each still gets its own answer or error, in order.
     pipeline: true,
     Client: PayctlClient,
-  });
+    // Read by PayctlClient (pg hands the pool's options to each client it makes).
+    namedStatements: options.preparedStatements !== false,
+  } as pg.PoolConfig & { namedStatements: boolean });
   pool.on('error', (error) => options.onIdleError?.(error));
   const db: Db = new Kysely<Database>({
     dialect: new PipelinedDialect({
