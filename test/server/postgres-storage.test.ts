@@ -312,19 +312,31 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     }
   });
 
-  it('prepares a statement of up to 100 parameters, not one of more', async () => {
+  it('prepares a statement of up to 100 parameters, not one of more, nor one shaped by a count of values', async () => {
+    // The same shape of text for a given count: `id = $1 or id = $2 ...`.
     const read = (count: number) => (db: Queryable) =>
-      db.selectFrom('accounts').select('id').where('id', 'in', Array.from({ length: count }, (_, index) => `P${count}-${index}`));
-    for (const [count, named] of [
-      [100, true],
-      [101, false],
+      db
+        .selectFrom('accounts')
+        .select('id')
+        .where((eb) => eb.or(Array.from({ length: count }, (_, index) => eb('id', '=', `P${count}-${index}`))));
+    // An IN list, or a multi-row VALUES: a text per count of values.
+    const inList = (db: Queryable) => db.selectFrom('accounts').select('id').where('id', 'in', ['L1', 'L2']);
+    const rows = (db: Queryable) => db.insertInto('consents').values([1, 2].map((n) => ({ platform_client_id: `R${n}`, payer_id: ACCOUNT, created_at: NOW })));
+    for (const [build, named] of [
+      [read(100), true],
+      [read(101), false],
+      [inList, false],
+      [rows, false],
     ] as const) {
-      const text = read(count)(storage.db).compile().sql;
+      const text = build(storage.db).compile().sql;
       const parses = async () => {
-        const { writes } = await recordWrites(port, () => read(count)(storage.db).execute());
+        const { writes } = await recordWrites(port, async () => {
+          await build(storage.db).execute();
+        });
         return writes.flatMap((write) => write.messages.filter((message) => message.type === 'P').map((message) => message.statement));
       };
       const first = await parses();
+      if (build === rows) await storage.db.deleteFrom('consents').execute();
       const second = await parses();
       if (named) {
         expect(first).toEqual([expect.stringMatching(STATEMENT_NAME)]);
@@ -436,6 +448,33 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     // Outside a transaction it runs at once, and its answer is there when sent.
     const root = await sendAhead(storage.db, claim, { id: 'AHEAD2', email: 'ahead2@example.com' });
     expect(root.answered?.rows).toEqual([{ id: 'AHEAD2' }]);
+  });
+
+  it('reads the answer of a statement sent ahead without sending the writes held after it (a keyed request: claim, read, writes, answer)', async () => {
+    const claim = prepared<{ id: string; email: string }, { id: string }>((db, arg) =>
+      db
+        .insertInto('accounts')
+        .values({ id: arg('id'), email: arg('email'), is_default: sql.lit(0n), clock_offset_ms: sql.lit(0n), kyc_status: sql.lit('VERIFIED'), created_at: sql.lit(NOW) })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .returning('id'),
+    );
+    const { result, writes } = await recordWrites(port, () =>
+      storage.transaction({ name: 'test' }, async (trx) => {
+        const claimed = await sendAhead(trx, claim, { id: 'KEYED1', email: 'keyed1@example.com' });
+        await findRow(trx, 'accounts', { id: ACCOUNT }, { forUpdate: true });
+        await insertRow(trx, 'accounts', account('KEYED2'), { unanswered: true });
+        const rows = (await claimed.answer()).rows;
+        await writeBeforeCommit(trx, setEmail, { id: 'KEYED2', email: 'keyed2-final@example.com' });
+        return rows;
+      }),
+    );
+    expect(result).toEqual([{ id: 'KEYED1' }]);
+    // Two round trips: the claim with the first read; the held write, the before-commit write and COMMIT.
+    expect(statementsOf(writes)).toEqual([
+      ['start transaction isolation level read committed', 'insert accounts', 'select accounts'],
+      ['insert accounts', 'update accounts', 'commit'],
+    ]);
+    expect(await otherSession('SELECT email FROM accounts WHERE id = $1', 'KEYED2')).toEqual([{ email: 'keyed2-final@example.com' }]);
   });
 
   it('writes a transaction of unanswered writes only as BEGIN, the writes and COMMIT, in one system call', async () => {

@@ -18,7 +18,7 @@ import { DatabaseSetupError } from './connection.js';
 import { inTransactionScope } from './driver.js';
 import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
-import { DEFAULT_RETRY_POLICY, isRetryableTransactionError, withTransactionRetry, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, isStalePreparedStatement, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
 import { openPipeline, runTransactionBody, type AuditEngine, type CommitWith, type Pipeline, type Storage, type TxOptions } from './storage.js';
 
@@ -64,6 +64,8 @@ const pendingBegin = new WeakMap<DatabaseConnection, string>();
 /** A statement sent ahead (db/storage.ts `sendAhead`), and how its answer is given to its sender. */
 interface Held {
   query: CompiledQuery;
+  /** Written to the server (with the statement after it, or on its own). */
+  written: boolean;
   settle(outcome: Promise<QueryResult<unknown>>): void;
 }
 /** What the pipeline hands the driver (a stand-in query) for the statement it holds. */
@@ -116,6 +118,7 @@ class PipelinedDriver extends PostgresDriver {
           heldWrites.delete(connection);
           for (const entry of held) {
             const sent = execute(entry.query);
+            entry.written = true;
             entry.settle(sent);
             ahead.push(sent);
           }
@@ -190,9 +193,10 @@ function pipelineOf(trx: Trx): Pipeline {
       // Its failure is also the next statement's: a sender that never reads the answer is not told twice.
       result.catch(() => undefined);
       const standIn = CompiledQuery.raw('-- payctl: a statement held for the next one');
-      heldStandIns.set(standIn, { query, settle });
+      const held: Held = { query, written: false, settle };
+      heldStandIns.set(standIn, held);
       await trx.executeQuery(standIn);
-      return { result };
+      return { result, written: () => held.written };
     },
     async flush() {
       const standIn = CompiledQuery.raw('-- payctl: the held statements, on their own');
@@ -213,11 +217,16 @@ const commitWithStatements: CommitWith = (trx, queries) => {
 const NAMED_STATEMENTS_MAX = 2_000;
 /** A statement with more parameters than this (a long multi-row insert) runs unnamed: its text is rarely seen twice. */
 const NAMED_PARAMETERS_MAX = 100;
+/**
+ * Texts whose shape follows the count of values (an IN list of parameters, a multi-row VALUES):
+ * each count is a text of its own, so they run unnamed rather than use up the names.
+ */
+const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
-  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS_MAX) return known;
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS_MAX || SHAPED_BY_VALUES.test(text)) return known;
   const name = `payctl_${statementNames.size + 1}`;
   statementNames.set(text, name);
   return name;
@@ -266,7 +275,7 @@ class PayctlClient extends pg.Client {
     const name = this.#round === 0 ? base : `${base}_${this.#round}`;
     const round = this.#round;
     return (run.call(this, { name, text, values }) as Promise<unknown>).catch((error: unknown) => {
-      if (isRetryableTransactionError('postgres', error) && (error as { code?: unknown }).code === '0A000' && this.#round === round) this.#round += 1;
+      if (isStalePreparedStatement(error) && this.#round === round) this.#round += 1;
       throw error;
     }) as never;
   }

@@ -226,8 +226,10 @@ export async function rowExists<T extends Table>(db: Queryable, table: T, key: K
   return (result instanceof Promise ? await result : result).rows.length > 0;
 }
 
-/** Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values; the count changed. */
-/** Updates the rows with `key`: how many there were, or nothing when the update is sent `unanswered`. */
+/**
+ * Sets `changes` (its defined columns) on the rows whose columns equal `key`'s values: the count
+ * changed, or nothing when the update is sent `unanswered`.
+ */
 export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>): Promise<bigint>;
 export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>, options: { unanswered: true }): Promise<void>;
 export async function updateRows<T extends Table>(db: Queryable, table: T, key: Key<T>, changes: Updateable<Database[T]>, options: WriteOptions = {}): Promise<bigint | void> {

@@ -10,9 +10,14 @@ import type { DialectName } from './storage.js';
 const POSTGRES_RETRYABLE: ReadonlySet<string> = new Set(['40001', '40P01', '55P03']);
 /**
  * PostgreSQL: a prepared statement whose columns a schema change altered (another replica migrated
- * while this one ran); the connection prepares its statements again (postgres-storage.ts).
+ * while this one ran): feature_not_supported raised where the server revalidates a cached plan. The
+ * routine's name is not translated, unlike the message. The connection prepares its statements
+ * again (postgres-storage.ts).
  */
-const STALE_PREPARED_STATEMENT = /cached plan must not change result type/;
+export function isStalePreparedStatement(error: unknown): boolean {
+  const fields = error as { code?: unknown; routine?: unknown } | null;
+  return typeof fields === 'object' && fields !== null && fields.code === '0A000' && fields.routine === 'RevalidateCachedQuery';
+}
 /** SQLite: another connection held the write lock past busy_timeout, or committed after this transaction's snapshot. */
 const SQLITE_RETRYABLE: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']);
 
@@ -22,7 +27,7 @@ export function isRetryableTransactionError(dialect: DialectName, error: unknown
   for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && codes.has(code)) return true;
-    if (dialect === 'postgres' && code === '0A000' && STALE_PREPARED_STATEMENT.test(String((current as { message?: unknown }).message))) return true;
+    if (dialect === 'postgres' && isStalePreparedStatement(current)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -223,7 +223,7 @@ export async function writeBeforeCommit<A extends Record<string, unknown>>(db: Q
  * of its result; `flush` writes what is held on its own.
  */
 export interface Pipeline {
-  hold(query: CompiledQuery): Promise<{ result: Promise<QueryResult<unknown>> }>;
+  hold(query: CompiledQuery): Promise<{ result: Promise<QueryResult<unknown>>; written(): boolean }>;
   flush(): Promise<void>;
 }
 
@@ -255,11 +255,12 @@ export async function sendAhead<A extends Record<string, unknown>, R>(db: Querya
     const result = ran instanceof Promise ? await ran : ran;
     return { answered: result, answer: async () => result };
   }
-  const { result } = await pipeline.hold(statement.bind(db, args));
+  const { result, written } = await pipeline.hold(statement.bind(db, args));
   return {
     answered: undefined,
     async answer() {
-      await pipeline.flush();
+      // Statements held after it stay held: they go with the next statement, as their senders expect.
+      if (!written()) await pipeline.flush();
       return (await result) as QueryResult<R>;
     },
   };
