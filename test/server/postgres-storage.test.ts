@@ -267,11 +267,12 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     );
     const beforeCommit = described(writes).slice(1);
     expect(writes).toHaveLength(2);
+    // The ledger's writes last (the balance row is held from its upsert to the COMMIT), though registered first.
     expect(beforeCommit[0]!.filter((entry) => entry.startsWith('B ') || entry.startsWith('Q ')).map((entry) => entry.split(' ').slice(0, 4).join(' '))).toEqual([
+      'B update "accounts" set',
       'B insert into "balances"',
       'B insert into "balance_movements"',
       'B insert into "balance_movement_days"',
-      'B update "accounts" set',
       'Q commit',
     ]);
     // Each one a prepared statement of its own, run to its own Sync.

@@ -102,6 +102,11 @@ export interface Storage {
 export interface BeforeCommitStep {
   run(trx: Trx): Promise<void>;
   /**
+   * Runs after the steps without it: a step that locks rows every transaction of a merchant waits
+   * for (the balance), so that they are held from it to the COMMIT with as little as possible between.
+   */
+  readonly last?: boolean;
+  /**
    * The same work as statements, when nothing of it must be read back: PostgreSQL writes the
    * statements of the steps left at the end with the COMMIT, without waiting for their answers, so a
    * row they lock is released without a round trip to this process in between. Undefined: run it
@@ -174,11 +179,18 @@ export function runTransactionBody<T>(trx: Trx, work: (trx: Trx) => Promise<T>, 
  */
 export type CommitWith = (trx: Trx, queries: readonly CompiledQuery[]) => Promise<void>;
 
+/** The steps in the order they run: as registered, the `last` ones after the others. */
+function inRunOrder(steps: Map<object, BeforeCommitStep>): Array<[object, BeforeCommitStep]> {
+  const all = [...steps.entries()];
+  return [...all.filter(([, step]) => step.last !== true), ...all.filter(([, step]) => step.last === true)];
+}
+
 async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWith: CommitWith | undefined): Promise<void> {
   while (steps.size > 0) {
+    const ordered = inRunOrder(steps);
     if (commitWith !== undefined) {
       const queries: CompiledQuery[] = [];
-      for (const step of steps.values()) {
+      for (const [, step] of ordered) {
         const own = step.commitQueries?.();
         if (own === undefined) {
           queries.length = 0;
@@ -191,7 +203,7 @@ async function runSteps(trx: Trx, steps: Map<object, BeforeCommitStep>, commitWi
         return commitWith(trx, queries);
       }
     }
-    const [kind, step] = steps.entries().next().value as [object, BeforeCommitStep];
+    const [kind, step] = ordered[0]!;
     steps.delete(kind);
     await step.run(trx);
   }

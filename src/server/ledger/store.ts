@@ -192,6 +192,9 @@ const keyOf = (accountId: string, currency: string) => `${accountId}\u0000${curr
 class PendingLedger implements BeforeCommitStep {
   constructor(private readonly db: Queryable) {}
 
+  /** After the transaction's other before-commit writes (its event, its stored answer). */
+  readonly last = true;
+
   readonly movements: Movement[] = [];
   readonly sums = new Map<string, { accountId: string; currency: string; amount: bigint }>();
 
