@@ -5,7 +5,7 @@ import net from 'node:net';
 import { vi } from 'vitest';
 
 export interface FrontendMessage {
-  /** 'Q' query, 'P' parse, 'B' bind, 'D' describe, 'E' execute, 'S' sync, 'C' close, 'H' flush, 'X' terminate. */
+  /** 'Q' query, 'P' parse, 'B' bind, 'D' describe, 'E' execute, 'S' sync, 'C' close, 'H' flush, 'X' terminate; '?' a write not read as messages. */
   type: string;
   /** 'P' and 'B': the prepared statement's name ('' for the unnamed one). */
   statement?: string;
@@ -43,6 +43,13 @@ function message(type: string, body: Buffer): FrontendMessage {
   return { type };
 }
 
+/** A connection's first packet, which has no type byte: the startup message, or a request for SSL or GSS encryption. */
+function isStartupPacket(buffer: Buffer): boolean {
+  if (buffer.length < 8 || buffer.readInt32BE(0) !== buffer.length) return false;
+  const code = buffer.readInt32BE(4);
+  return code === 196_608 || code === 80_877_103 || code === 80_877_104;
+}
+
 /** The messages `buffer` holds, or undefined when it is not a run of whole frontend messages (the startup message, anything else). */
 export function frontendMessages(buffer: Buffer): FrontendMessage[] | undefined {
   const messages: FrontendMessage[] = [];
@@ -74,8 +81,10 @@ export async function recordWrites<T>(port: number, work: (writes: readonly Sock
   const writes: SocketWrite[] = [];
   const record = (socket: net.Socket, buffers: Buffer[]) => {
     if (socket.remotePort !== port) return;
-    const messages = frontendMessages(Buffer.concat(buffers));
-    if (messages !== undefined) writes.push({ socket, messages });
+    const buffer = Buffer.concat(buffers);
+    if (isStartupPacket(buffer)) return;
+    // Anything else unread is kept as such, so that "this was never sent" cannot pass unseen.
+    writes.push({ socket, messages: frontendMessages(buffer) ?? [{ type: '?' }] });
   };
   const prototype = net.Socket.prototype as unknown as SocketWrites;
   const { _write: realWrite, _writev: realWritev } = prototype;
