@@ -298,6 +298,18 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await preparedAs(text)).toEqual([name]);
   });
 
+  it('plans a prepared statement for its values on every run (no generic plan kept)', async () => {
+    const mode = async (db: Queryable) => (await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(db)).rows[0]!.plan_cache_mode;
+    expect(await mode(storage.db)).toBe('force_custom_plan');
+    // Positive control: a pool that prepares nothing leaves the server's default.
+    const unnamed = await openPostgresStorage(database.url, NOW, { poolSize: 1, preparedStatements: false });
+    try {
+      expect(await mode(unnamed.db)).toBe('auto');
+    } finally {
+      await unnamed.close();
+    }
+  });
+
   it('prepares nothing under a name with preparedStatements off (--no-db-prepared-statements)', async () => {
     const unnamed = await openPostgresStorage(database.url, NOW, { poolSize: 1, preparedStatements: false });
     try {

@@ -330,6 +330,11 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     namedStatements: options.preparedStatements !== false,
   } as pg.PoolConfig & { namedStatements: boolean });
   pool.on('error', (error) => options.onIdleError?.(error));
+  // A prepared statement is planned for its values on every run, as an unnamed one is: after five
+  // runs PostgreSQL may otherwise keep one generic plan, blind to the values, and the delivery claim
+  // (a NOT EXISTS over the same table) then ran into the 60 s statement timeout under load. What
+  // preparing saves is the parse and analysis.
+  if (options.preparedStatements !== false) pool.on('connect', (client) => void client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined));
   const db: Db = new Kysely<Database>({
     dialect: new PipelinedDialect({
       pool: {
