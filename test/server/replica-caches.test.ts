@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { onPostgres } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 import { httpRequest, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.js';
 import { startServe } from '../reliability/support/serve-process.js';
 import { createInvoice, simpleInvoice } from './invoicing-helpers.js';
@@ -79,6 +80,12 @@ describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file
     const m = await merchant();
     const authId = await authorize(a, '10.00', 'USD', { token: m.token });
     const path = `/v2/payments/authorizations/${authId}`;
+    // The authorization's event fanned out first (by either server): that commit, landing between
+    // B's two reads, would rightly empty B's cache and fail the control below.
+    await waitFor(async () => (await a.server.db.selectFrom('events').select('seq').where('fanned_out', '=', 0n).limit(1).execute()).length === 0, {
+      timeoutMs: 10_000,
+      what: "the authorization's event fanned out",
+    });
     expect((await m.onB('GET', path)).body.status).toBe('CREATED');
     const hits = b.server.deps.readCache.stats.hits;
     expect((await m.onB('GET', path)).body.status).toBe('CREATED');
