@@ -2,7 +2,7 @@
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -182,6 +182,15 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     total: result.requests.total,
   };
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+export const CLOCK_TICKS = 100;
+
+/** User plus system CPU of a process so far, in ms (Linux /proc). */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** Median wall time, in ms, of running a command `runs` times. */

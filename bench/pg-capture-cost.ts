@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { api, authorize, startServe } from './lib.js';
+import { api, authorize, processCpuMs, startServe } from './lib.js';
 
 const CAPTURES = Number(process.argv[2] ?? 400);
 const WARM_UP = 200;
@@ -16,13 +16,6 @@ function syscalls(pid: number): { reads: number; writes: number } {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
   return { reads: field('syscr'), writes: field('syscw') };
-}
-
-/** User plus system CPU of a process, in ms (Linux /proc). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1000) / 100;
 }
 
 async function statements(client: pg.Client): Promise<{ total: number; byQuery: Map<string, number> } | undefined> {
@@ -63,7 +56,7 @@ async function main(): Promise<void> {
     for (let index = 0; index < WARM_UP; index++) await captureOnce(index);
     await client.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
     const pid = served.child.pid!;
-    const cpuBefore = cpuMs(pid);
+    const cpuBefore = processCpuMs(pid);
     const callsBefore = syscalls(pid);
     const times: number[] = [];
     for (let index = 0; index < CAPTURES; index++) {
@@ -71,7 +64,7 @@ async function main(): Promise<void> {
       await captureOnce(index);
       times.push(performance.now() - started);
     }
-    const cpu = cpuMs(pid) - cpuBefore;
+    const cpu = processCpuMs(pid) - cpuBefore;
     const callsAfter = syscalls(pid);
     const counted = await statements(client);
     times.sort((a, b) => a - b);

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT, api, atExit, authorize, load, medianRunMs, startServe, tempDir, type LoadResult, type Served } from './lib.js';
+import { CLOCK_TICKS, ROOT, api, atExit, authorize, load, medianRunMs, processCpuMs, startServe, tempDir, type LoadResult, type Served } from './lib.js';
 
 type Record_ = (row: { workload: string; figure: string; baseline: string; ratio: string; target: string; ok: boolean | null }, raw: unknown) => void;
 
@@ -176,20 +176,11 @@ async function seedTargets(served: Served, merchants: number): Promise<Target[]>
   return targets;
 }
 
-/** User plus system CPU of a process so far, in ms (Linux /proc). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 /** The machine's busy CPU so far (every core: user, nice, system, irq, softirq, steal), in ms. */
 function machineBusyMs(): number {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   return (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / CLOCK_TICKS;
 }
-
-/** Linux's USER_HZ, the unit of /proc's CPU times. */
-const CLOCK_TICKS = 100;
 
 /**
  * Where the CPU went during a measured run, per capture in ms: the serve processes, this process

@@ -168,6 +168,15 @@ describe.runIf(onPostgres)('PostgreSQL storage', () => {
 const ACCOUNT = 'ACCOUNT1';
 
 /** An account's e-mail, set at the end of the transaction by `writeBeforeCommit`. */
+/** An account made unless its id is taken (as a request-id claim is): the id when made, no row otherwise. */
+const claimAccount = prepared<{ id: string; email: string }, { id: string }>((db, arg) =>
+  db
+    .insertInto('accounts')
+    .values({ id: arg('id'), email: arg('email'), is_default: sql.lit(0n), clock_offset_ms: sql.lit(0n), kyc_status: sql.lit('VERIFIED'), created_at: sql.lit(NOW) })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id'),
+);
+
 const setEmail = prepared<{ id: string; email: string }>((db, arg) => db.updateTable('accounts').set({ email: arg('email') }).where('id', '=', arg('id')));
 
 const movement = (amountMinor: bigint, accountId = ACCOUNT): Movement => ({
@@ -426,23 +435,16 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
   });
 
   it('answers a statement sent ahead once the next statement has carried it, or sends it on its own when asked first', async () => {
-    const claim = prepared<{ id: string; email: string }, { id: string }>((db, arg) =>
-      db
-        .insertInto('accounts')
-        .values({ id: arg('id'), email: arg('email'), is_default: sql.lit(0n), clock_offset_ms: sql.lit(0n), kyc_status: sql.lit('VERIFIED'), created_at: sql.lit(NOW) })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id'),
-    );
     const { result, writes } = await recordWrites(port, (sent) =>
       storage.transaction({ name: 'test' }, async (trx) => {
-        const first = await sendAhead(trx, claim, { id: 'AHEAD1', email: 'ahead1@example.com' });
+        const first = await sendAhead(trx, claimAccount, { id: 'AHEAD1', email: 'ahead1@example.com' });
         const atSend = sent.length;
         // The next statement carries it, and sees its row.
         const seen = await findRow(trx, 'accounts', { id: 'AHEAD1' });
         const firstRows = (await first.answer()).rows;
         // The same key again: ON CONFLICT DO NOTHING answers no row. Asked for before any other
         // statement, it goes on its own.
-        const again = await sendAhead(trx, claim, { id: 'AHEAD1', email: 'other@example.com' });
+        const again = await sendAhead(trx, claimAccount, { id: 'AHEAD1', email: 'other@example.com' });
         const againRows = (await again.answer()).rows;
         return { atSend, seen, firstRows, againRows, answered: [first.answered, again.answered] };
       }),
@@ -459,21 +461,14 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       ['commit'],
     ]);
     // Outside a transaction it runs at once, and its answer is there when sent.
-    const root = await sendAhead(storage.db, claim, { id: 'AHEAD2', email: 'ahead2@example.com' });
+    const root = await sendAhead(storage.db, claimAccount, { id: 'AHEAD2', email: 'ahead2@example.com' });
     expect(root.answered?.rows).toEqual([{ id: 'AHEAD2' }]);
   });
 
   it('reads the answer of a statement sent ahead without sending the writes held after it (a keyed request: claim, read, writes, answer)', async () => {
-    const claim = prepared<{ id: string; email: string }, { id: string }>((db, arg) =>
-      db
-        .insertInto('accounts')
-        .values({ id: arg('id'), email: arg('email'), is_default: sql.lit(0n), clock_offset_ms: sql.lit(0n), kyc_status: sql.lit('VERIFIED'), created_at: sql.lit(NOW) })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id'),
-    );
     const { result, writes } = await recordWrites(port, () =>
       storage.transaction({ name: 'test' }, async (trx) => {
-        const claimed = await sendAhead(trx, claim, { id: 'KEYED1', email: 'keyed1@example.com' });
+        const claimed = await sendAhead(trx, claimAccount, { id: 'KEYED1', email: 'keyed1@example.com' });
         await findRow(trx, 'accounts', { id: ACCOUNT }, { forUpdate: true });
         await insertRow(trx, 'accounts', account('KEYED2'), { unanswered: true });
         const rows = (await claimed.answer()).rows;

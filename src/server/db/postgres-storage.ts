@@ -77,6 +77,13 @@ const heldWrites = new WeakMap<DatabaseConnection, Held[]>();
 const NO_ROWS: QueryResult<never> = { rows: [] };
 const droppedError = () => new Error('the transaction ended before this statement was sent');
 
+/** Waits for every answer of what was written together; throws the first error, in the order written. */
+async function allOrFirstError(sent: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
 /**
  * Kysely's PostgreSQL driver, with round trips fewer per transaction. The pool's connections
  * pipeline (pg's `pipeline` option: a statement is written without waiting for the answers of those
@@ -129,16 +136,12 @@ class PipelinedDriver extends PostgresDriver {
           for (const statement of statements) ahead.push(execute(statement));
         }
         if (flushStandIns.has(query)) {
-          const settled = await Promise.allSettled(ahead);
-          const failed = settled.find((outcome) => outcome.status === 'rejected');
-          if (failed !== undefined) throw failed.reason;
+          await allOrFirstError(ahead);
           return NO_ROWS;
         }
         if (ahead.length === 0) return execute<R>(query);
         const own = execute<R>(query);
-        const settled = await Promise.allSettled([...ahead, own]);
-        const failed = settled.find((outcome) => outcome.status === 'rejected');
-        if (failed !== undefined) throw failed.reason;
+        await allOrFirstError([...ahead, own]);
         return own;
       };
     }

@@ -214,12 +214,22 @@ class ClaimTaken extends Error {}
  * the request id turns out taken, the work is rolled back unseen (it has no effect outside the
  * transaction) and the request runs again with the claim answered first, to replay or refuse.
  */
-export async function runMutation(
+export function runMutation(
   deps: ServerDeps,
   request: FastifyRequest,
   options: MutationOptions,
   work: (ctx: ServiceContext) => Promise<StoredResponse>,
-  claimFirst = false,
+): Promise<MutationResult> {
+  return runMutationOnce(deps, request, options, work, false);
+}
+
+/** `runMutation`; with `claimFirst`, the claim's answer is read before the work runs. */
+async function runMutationOnce(
+  deps: ServerDeps,
+  request: FastifyRequest,
+  options: MutationOptions,
+  work: (ctx: ServiceContext) => Promise<StoredResponse>,
+  claimFirst: boolean,
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
@@ -255,7 +265,7 @@ export async function runMutation(
       return { ...result, replayed: false };
     });
   } catch (error) {
-    if (error instanceof ClaimTaken) return runMutation(deps, request, options, work, true);
+    if (error instanceof ClaimTaken) return runMutationOnce(deps, request, options, work, true);
     throw error;
   }
 }
