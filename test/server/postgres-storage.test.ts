@@ -603,6 +603,43 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'SWALLOWED2')).toEqual([{ id: 'SWALLOWED2' }]);
   });
 
+  it('commits nothing when a statement of the transaction could not be written (a value the client cannot encode)', async () => {
+    const pid = await backendPid();
+    // pg encodes an object parameter with JSON.stringify, which throws on a bigint inside it: the
+    // statement never reaches the server, so PostgreSQL alone would commit the rest.
+    const unencodable = { nested: 1n } as unknown as string;
+    const attempt = (where: 'held' | 'before commit' | 'answered') =>
+      storage
+        .transaction({ name: 'test' }, async (trx) => {
+          await insertRow(trx, 'accounts', account(`ENC-${where}-1`), { unanswered: true });
+          const consent = { platform_client_id: `C-ENC-${where}`, payer_id: unencodable, created_at: NOW };
+          if (where === 'held') await insertRow(trx, 'consents', consent, { unanswered: true });
+          if (where === 'before commit') await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: unencodable });
+          if (where === 'answered') await insertRow(trx, 'consents', consent).catch(() => undefined);
+          await insertRow(trx, 'accounts', account(`ENC-${where}-3`), { unanswered: true });
+        })
+        .then(
+          () => 'committed',
+          (error: unknown) => error,
+        );
+    for (const where of ['held', 'before commit', 'answered'] as const) {
+      const outcome = await attempt(where);
+      expect({ where, committed: await otherSession('SELECT id FROM accounts WHERE id LIKE $1', `ENC-${where}-%`) }).toEqual({ where, committed: [] });
+      // The statement's own error, or (the code went on past it) the COMMIT's refusal.
+      expect(outcome, where).toBeInstanceOf(Error);
+      expect(String((outcome as Error).message) + String((outcome as Error).cause), where).toMatch(/serialize a BigInt/);
+    }
+    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'ENC-%')).toEqual([]);
+    expect(await otherSession('SELECT email FROM accounts WHERE id = $1', ACCOUNT)).not.toContainEqual({ email: expect.stringContaining('nested') });
+    // The connection goes on, and the same transaction with encodable values commits (positive control).
+    await storage.transaction({ name: 'test' }, async (trx) => {
+      await insertRow(trx, 'accounts', account('ENC-ok-1'), { unanswered: true });
+      await insertRow(trx, 'accounts', account('ENC-ok-2'), { unanswered: true });
+    });
+    expect(await backendPid()).toBe(pid);
+    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1 ORDER BY id', 'ENC-%')).toEqual([{ id: 'ENC-ok-1' }, { id: 'ENC-ok-2' }]);
+  });
+
   it('never sends an unanswered write of a transaction that throws', async () => {
     const { writes } = await recordWrites(port, async () => {
       // The write its only statement: nothing at all goes out.
@@ -645,7 +682,7 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
   });
 
   // Last: it adds columns to `accounts`.
-  it('retries a transaction whose prepared statement a schema change made stale, under a new name', async () => {
+  it('retries a transaction whose prepared statement a schema change made stale, under a new name, and a statement outside one at once', async () => {
     const readAll = (trx: Queryable) => trx.selectFrom('accounts').selectAll().where('id', '=', ACCOUNT).executeTakeFirstOrThrow() as Promise<Record<string, unknown>>;
     const addColumn = (name: string) => withAdmin((client) => client.query(`ALTER TABLE accounts ADD COLUMN ${name} text DEFAULT 'x'`), database.url);
     await storage.transaction({ name: 'test' }, readAll);
@@ -665,6 +702,11 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       await addColumn('test_extra2');
       await expect(once.transaction({ name: 'test' }, readAll)).rejects.toMatchObject({ code: '0A000', message: 'cached plan must not change result type' });
       expect(await once.transaction({ name: 'test' }, readAll)).toMatchObject({ id: ACCOUNT, test_extra: 'x', test_extra2: 'x' });
+      // Outside a transaction (the root handle) the statement is prepared again and run at once.
+      await addColumn('test_extra3');
+      expect(await readAll(once.db)).toMatchObject({ id: ACCOUNT, test_extra3: 'x' });
+      await addColumn('test_extra4');
+      expect(await readAll(once.db)).toMatchObject({ id: ACCOUNT, test_extra4: 'x' });
     } finally {
       await once.close();
     }

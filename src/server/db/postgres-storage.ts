@@ -2,6 +2,7 @@
 // transactions with row locks taken by the stores, advisory locks for `exclusive`, bounded retries.
 
 import pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
 import {
   CompiledQuery,
   Kysely,
@@ -235,6 +236,11 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
+/** The error of a statement refused because an earlier one of its transaction could not be written (PostgreSQL's code for an aborted transaction). */
+function abortedBy(cause: Error, message = 'the transaction is aborted: one of its statements could not be written'): Error {
+  return Object.assign(new Error(`${message} (${cause.message})`, { cause }), { code: '25P02' });
+}
+
 /**
  * A COMMIT PostgreSQL answered with ROLLBACK: a statement of the transaction had failed, and the
  * code that ran it went on (caught the error, or never saw it: an unanswered write's error goes to
@@ -250,15 +256,25 @@ function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
  * - each statement with parameters is prepared once per connection under a name, so PostgreSQL
  *   parses and plans it once and later only binds and runs it (Kysely passes text and values);
  *   a schema change that alters a prepared statement's columns makes the connection prepare every
- *   statement again under new names (the failed transaction is retried, retry.ts);
+ *   statement again under new names (the failed transaction is retried, retry.ts; a statement
+ *   outside a transaction is run again at once);
  * - what is written in one turn of the event loop leaves in one system call: the socket is corked
- *   until the next tick (BEGIN and the first statement; the before-commit statements and COMMIT).
+ *   until the next tick (BEGIN and the first statement; the before-commit statements and COMMIT);
+ * - a transaction with a statement that could not be written (a value pg cannot encode, found
+ *   before anything of it is sent) is never committed: PostgreSQL never saw that statement fail,
+ *   and the COMMIT pipelined behind it would commit the rest. Its later statements are refused
+ *   unsent, and its COMMIT is sent as a ROLLBACK and refused (25P02), as a statement PostgreSQL
+ *   refused makes it do.
  */
 class PayctlClient extends pg.Client {
   readonly #named: boolean;
   #corked = false;
   /** Bumped when PostgreSQL refused a prepared statement as stale: the names of the next round. */
   #round = 0;
+  /** Between a BEGIN and its COMMIT or ROLLBACK, as written to the server. */
+  #inTransaction = false;
+  /** A statement of the open transaction could not be written: the transaction must not commit. */
+  #unwritten: Error | undefined;
 
   constructor(config?: pg.ClientConfig & { namedStatements?: boolean }) {
     super(config);
@@ -267,20 +283,66 @@ class PayctlClient extends pg.Client {
 
   override query(...args: unknown[]): never {
     this.#cork();
-    const [text, values] = args;
+    const [text, given] = args;
     const run = super.query as (...given: unknown[]) => never;
-    if (text === 'commit' && args.length === 2) return (run.apply(this, args) as Promise<pg.QueryResult>).then(refuseRolledBack) as never;
+    if (typeof text === 'string' && args.length === 2) {
+      const ending = this.#transactionEdge(text);
+      if (ending !== undefined) return ending as never;
+    }
+    if (this.#unwritten !== undefined) return Promise.reject(abortedBy(this.#unwritten)) as never;
+    let values = given;
+    if (Array.isArray(given) && given.length > 0) {
+      try {
+        // What pg's Bind would do with each value, done before anything is written.
+        values = given.map(pgUtils.prepareValue);
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        if (this.#inTransaction) this.#unwritten = failure;
+        return Promise.reject(failure) as never;
+      }
+      args = [text, values];
+    }
     if (!this.#named || args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
       return run.apply(this, args);
     }
     const base = statementName(text);
     if (base === undefined) return run.apply(this, args);
-    const name = this.#round === 0 ? base : `${base}_${this.#round}`;
+    const send = (round: number) => run.call(this, { name: round === 0 ? base : `${base}_${round}`, text, values }) as Promise<unknown>;
     const round = this.#round;
-    return (run.call(this, { name, text, values }) as Promise<unknown>).catch((error: unknown) => {
-      if (isStalePreparedStatement(error) && this.#round === round) this.#round += 1;
+    const inTransaction = this.#inTransaction;
+    return send(round).catch((error: unknown) => {
+      if (!isStalePreparedStatement(error)) throw error;
+      if (this.#round === round) this.#round += 1;
+      // Refused before it ran: outside a transaction it is prepared again and run once more here (a
+      // transaction's is retried whole, retry.ts).
+      if (!inTransaction) return send(this.#round);
       throw error;
     }) as never;
+  }
+
+  /**
+   * BEGIN, COMMIT and ROLLBACK as the driver writes them: tracks the transaction; a COMMIT of one
+   * with an unwritten statement goes out as a ROLLBACK and is refused. Undefined for other texts.
+   */
+  #transactionEdge(text: string): Promise<pg.QueryResult> | undefined {
+    const run = (sent: string) => (super.query as (text: string, values: unknown[]) => Promise<pg.QueryResult>).call(this, sent, []);
+    if (text.startsWith('start transaction') || text === 'begin') {
+      this.#inTransaction = true;
+      this.#unwritten = undefined;
+      return run(text);
+    }
+    if (text !== 'commit' && text !== 'rollback') return undefined;
+    this.#inTransaction = false;
+    const unwritten = this.#unwritten;
+    this.#unwritten = undefined;
+    if (unwritten !== undefined) {
+      const refused = abortedBy(unwritten, 'the transaction was rolled back: one of its statements could not be written');
+      return run('rollback').then(
+        () => Promise.reject(refused),
+        () => Promise.reject(refused),
+      );
+    }
+    return text === 'commit' ? run(text).then(refuseRolledBack) : run(text);
   }
 
   #cork(): void {
