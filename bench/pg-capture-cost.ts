@@ -18,13 +18,20 @@ function syscalls(pid: number): { reads: number; writes: number } {
   return { reads: field('syscr'), writes: field('syscw') };
 }
 
-async function statements(client: pg.Client): Promise<{ total: number; byQuery: Map<string, number> } | undefined> {
+interface Counted {
+  calls: number;
+  /** Milliseconds PostgreSQL spent running and planning it, in all (planning only with pg_stat_statements.track_planning on). */
+  execMs: number;
+  planMs: number;
+}
+
+async function statements(client: pg.Client): Promise<{ total: number; byQuery: Map<string, Counted> } | undefined> {
   try {
-    const { rows } = await client.query<{ query: string; calls: string }>(
-      'SELECT query, calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    const { rows } = await client.query<{ query: string; calls: string; exec_ms: number; plan_ms: number }>(
+      'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
     );
-    const byQuery = new Map(rows.map((row) => [row.query, Number(row.calls)]));
-    return { total: [...byQuery.values()].reduce((sum, calls) => sum + calls, 0), byQuery };
+    const byQuery = new Map(rows.map((row) => [row.query, { calls: Number(row.calls), execMs: Number(row.exec_ms), planMs: Number(row.plan_ms) }]));
+    return { total: [...byQuery.values()].reduce((sum, counted) => sum + counted.calls, 0), byQuery };
   } catch {
     return undefined;
   }
@@ -76,8 +83,13 @@ async function main(): Promise<void> {
     if (counted) {
       // The counting query itself is one call.
       process.stdout.write(`statements: ${((counted.total - 1) / CAPTURES).toFixed(2)} per capture\n`);
-      for (const [query, calls] of [...counted.byQuery].sort((a, b) => b[1] - a[1])) {
-        if (calls >= CAPTURES / 2) process.stdout.write(`  ${(calls / CAPTURES).toFixed(2)}  ${query.replace(/\s+/g, ' ').slice(0, 150)}\n`);
+      const all = [...counted.byQuery.values()];
+      const spent = (pick: (counted: Counted) => number) => (all.reduce((sum, counted) => sum + pick(counted), 0) / CAPTURES).toFixed(3);
+      process.stdout.write(`PostgreSQL time per capture: running ${spent((c) => c.execMs)} ms, planning ${spent((c) => c.planMs)} ms\n`);
+      process.stdout.write('  calls per capture, then µs per call running + planning:\n');
+      for (const [query, { calls, execMs, planMs }] of [...counted.byQuery].sort((a, b) => b[1].calls - a[1].calls)) {
+        const micros = (ms: number) => ((1000 * ms) / calls).toFixed(0).padStart(4);
+        if (calls >= CAPTURES / 2) process.stdout.write(`  ${(calls / CAPTURES).toFixed(2)} ${micros(execMs)} +${micros(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`);
       }
     }
   } finally {

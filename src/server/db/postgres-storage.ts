@@ -226,11 +226,22 @@ const NAMED_PARAMETERS_MAX = 100;
  * each count is a text of its own, so they run unnamed rather than use up the names.
  */
 const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
+/**
+ * Texts whose best plan may depend on the values: a range or inequality, a pattern, an order or a
+ * limit, a semi-join (EXISTS, IN a subquery). They run unnamed, planned for their values every time. A named statement may
+ * be run on one generic plan after five runs (PostgreSQL's plan cache, `plan_cache_mode = auto`):
+ * right for what is left (inserts, and reads, updates and upserts on equalities), whose plan the
+ * values do not change, and it saves planning on every run (the capture's token lookup, a join of
+ * three tables, took 109 µs to plan and 17 µs to run, `bench/pg-capture-cost.ts`). Planned blind
+ * to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS) once ran
+ * into the 60 s statement timeout under load.
+ */
+const PLANNED_BY_VALUES = /[<>]|\b(?:order by|limit|like|between|exists)\b|\bin \(select\b/i;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
-  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS_MAX || SHAPED_BY_VALUES.test(text)) return known;
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS_MAX || SHAPED_BY_VALUES.test(text) || PLANNED_BY_VALUES.test(text)) return known;
   const name = `payctl_${statementNames.size + 1}`;
   statementNames.set(text, name);
   return name;
@@ -254,7 +265,8 @@ function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
 /**
  * The pool's client:
  * - each statement with parameters is prepared once per connection under a name, so PostgreSQL
- *   parses and plans it once and later only binds and runs it (Kysely passes text and values);
+ *   parses it once and later only binds and runs it (Kysely passes text and values), not those
+ *   whose plan follows their values (PLANNED_BY_VALUES) or whose text follows their count;
  *   a schema change that alters a prepared statement's columns makes the connection prepare every
  *   statement again under new names (the failed transaction is retried, retry.ts; a statement
  *   outside a transaction is run again at once);
@@ -395,11 +407,6 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     namedStatements: options.preparedStatements !== false,
   } as pg.PoolConfig & { namedStatements: boolean });
   pool.on('error', (error) => options.onIdleError?.(error));
-  // A prepared statement is planned for its values on every run, as an unnamed one is: after five
-  // runs PostgreSQL may otherwise keep one generic plan, blind to the values, and the delivery claim
-  // (a NOT EXISTS over the same table) then ran into the 60 s statement timeout under load. What
-  // preparing saves is the parse and analysis.
-  if (options.preparedStatements !== false) pool.on('connect', (client) => void client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined));
   const db: Db = new Kysely<Database>({
     dialect: new PipelinedDialect({
       pool: {
