@@ -314,6 +314,8 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     const valueShaped: Array<(db: Queryable) => { compile(): { sql: string }; execute(): Promise<unknown> }> = [
       (db) => db.selectFrom('accounts').select('id').where('created_at', '<', NOW),
       (db) => db.selectFrom('accounts').select('id').where('email', 'like', 'x%'),
+      (db) => db.selectFrom('accounts').select('id').where('email', 'ilike', 'x%'),
+      (db) => db.selectFrom('accounts').select('id').where('kyc_status', '!=', 'VERIFIED'),
       (db) => db.selectFrom('accounts').select('id').where('id', '=', ACCOUNT).orderBy('created_at').limit(5),
       (db) => db.selectFrom('accounts').select('id').where(({ exists, selectFrom }) => exists(selectFrom('consents').select('payer_id').where('platform_client_id', '=', 'C1'))),
       (db) => db.selectFrom('accounts').select('id').where('id', 'in', (eb) => eb.selectFrom('consents').select('payer_id').where('platform_client_id', '=', 'C1')),

@@ -236,7 +236,7 @@ const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
  * to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS) once ran
  * into the 60 s statement timeout under load.
  */
-const PLANNED_BY_VALUES = /[<>]|\b(?:order by|limit|like|between|exists)\b|\bin \(select\b/i;
+const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order by|limit|i?like|similar to|between|exists)\b|\bin \(select\b/i;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
