@@ -91,6 +91,13 @@ async function main(): Promise<void> {
         const micros = (ms: number) => ((1000 * ms) / calls).toFixed(0).padStart(4);
         if (calls >= CAPTURES / 2) process.stdout.write(`  ${(calls / CAPTURES).toFixed(2)} ${micros(execMs)} +${micros(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`);
       }
+      // Statements run less than once every two captures (batches, background jobs), by their time per capture.
+      const rare = [...counted.byQuery].filter(([, { calls }]) => calls < CAPTURES / 2).sort((a, b) => b[1].execMs + b[1].planMs - (a[1].execMs + a[1].planMs));
+      process.stdout.write('  the others, by µs per capture running + planning:\n');
+      for (const [query, { calls, execMs, planMs }] of rare.slice(0, 8)) {
+        const perCapture = (ms: number) => ((1000 * ms) / CAPTURES).toFixed(0).padStart(4);
+        process.stdout.write(`  ${(calls / CAPTURES).toFixed(3)} ${perCapture(execMs)} +${perCapture(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`);
+      }
     }
   } finally {
     await client.end();
