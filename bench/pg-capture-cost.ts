@@ -30,7 +30,12 @@ async function statements(client: pg.Client): Promise<{ total: number; byQuery: 
     const { rows } = await client.query<{ query: string; calls: string; exec_ms: number; plan_ms: number }>(
       'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
     );
-    const byQuery = new Map(rows.map((row) => [row.query, { calls: Number(row.calls), execMs: Number(row.exec_ms), planMs: Number(row.plan_ms) }]));
+    // One text may have several rows (per user, per nesting level): summed.
+    const byQuery = new Map<string, Counted>();
+    for (const row of rows) {
+      const known = byQuery.get(row.query) ?? { calls: 0, execMs: 0, planMs: 0 };
+      byQuery.set(row.query, { calls: known.calls + Number(row.calls), execMs: known.execMs + Number(row.exec_ms), planMs: known.planMs + Number(row.plan_ms) });
+    }
     return { total: [...byQuery.values()].reduce((sum, counted) => sum + counted.calls, 0), byQuery };
   } catch {
     return undefined;

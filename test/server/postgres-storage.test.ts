@@ -316,6 +316,11 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       (db) => db.selectFrom('accounts').select('id').where('email', 'like', 'x%'),
       (db) => db.selectFrom('accounts').select('id').where('email', 'ilike', 'x%'),
       (db) => db.selectFrom('accounts').select('id').where('kyc_status', '!=', 'VERIFIED'),
+      (db) => db.selectFrom('accounts').select('id').where('kyc_status', '<>', 'VERIFIED'),
+      (db) => db.selectFrom('accounts').select('id').where((eb) => eb.between('created_at', NOW, NOW)),
+      (db) => db.selectFrom('accounts').select('id').where('email', '~', '^x'),
+      (db) => db.selectFrom('accounts').select('id').where(sql<boolean>`email SIMILAR TO ${'x%'}`),
+      (db) => db.selectFrom('accounts').select('id').where(sql<boolean>`id IN\n  (SELECT payer_id FROM consents WHERE platform_client_id = ${'C1'})`),
       (db) => db.selectFrom('accounts').select('id').where('id', '=', ACCOUNT).orderBy('created_at').limit(5),
       (db) => db.selectFrom('accounts').select('id').where(({ exists, selectFrom }) => exists(selectFrom('consents').select('payer_id').where('platform_client_id', '=', 'C1'))),
       (db) => db.selectFrom('accounts').select('id').where('id', 'in', (eb) => eb.selectFrom('consents').select('payer_id').where('platform_client_id', '=', 'C1')),
@@ -624,32 +629,47 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
 
   it('commits nothing when a statement of the transaction could not be written (a value the client cannot encode)', async () => {
     const pid = await backendPid();
+    const emailBefore = await otherSession('SELECT email FROM accounts WHERE id = $1', ACCOUNT);
     // pg encodes an object parameter with JSON.stringify, which throws on a bigint inside it: the
     // statement never reaches the server, so PostgreSQL alone would commit the rest.
     const unencodable = { nested: 1n } as unknown as string;
-    const attempt = (where: 'held' | 'before commit' | 'answered') =>
+    type Where = 'held' | 'before commit' | 'swallowed' | 'rethrown' | 'domain error';
+    const attempt = (where: Where) =>
       storage
         .transaction({ name: 'test' }, async (trx) => {
           await insertRow(trx, 'accounts', account(`ENC-${where}-1`), { unanswered: true });
           const consent = { platform_client_id: `C-ENC-${where}`, payer_id: unencodable, created_at: NOW };
           if (where === 'held') await insertRow(trx, 'consents', consent, { unanswered: true });
           if (where === 'before commit') await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: unencodable });
-          if (where === 'answered') await insertRow(trx, 'consents', consent).catch(() => undefined);
+          if (where === 'swallowed') await insertRow(trx, 'consents', consent).catch(() => undefined);
+          if (where === 'rethrown') await insertRow(trx, 'consents', consent);
+          if (where === 'domain error') await insertRow(trx, 'consents', consent).catch(() => Promise.reject(new Error('refused by the domain')));
           await insertRow(trx, 'accounts', account(`ENC-${where}-3`), { unanswered: true });
         })
         .then(
           () => 'committed',
           (error: unknown) => error,
         );
-    for (const where of ['held', 'before commit', 'answered'] as const) {
-      const outcome = await attempt(where);
+    const outcomes = new Map<Where, unknown>();
+    const { writes } = await recordWrites(port, async () => {
+      for (const where of ['held', 'before commit', 'swallowed', 'rethrown', 'domain error'] as const) outcomes.set(where, await attempt(where));
+    });
+    for (const [where, outcome] of outcomes) {
       expect({ where, committed: await otherSession('SELECT id FROM accounts WHERE id LIKE $1', `ENC-${where}-%`) }).toEqual({ where, committed: [] });
-      // The statement's own error, or (the code went on past it) the COMMIT's refusal.
-      expect(outcome, where).toBeInstanceOf(Error);
-      expect(String((outcome as Error).message) + String((outcome as Error).cause), where).toMatch(/serialize a BigInt/);
     }
-    expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'ENC-%')).toEqual([]);
-    expect(await otherSession('SELECT email FROM accounts WHERE id = $1', ACCOUNT)).not.toContainEqual({ email: expect.stringContaining('nested') });
+    // The statement's own error where the code let it through; the COMMIT's refusal where the code
+    // went on past it; the code's own error where it threw one (its ROLLBACK is not refused).
+    expect(outcomes.get('held')).toBeInstanceOf(TypeError);
+    expect(outcomes.get('before commit')).toBeInstanceOf(TypeError);
+    expect(outcomes.get('swallowed')).toMatchObject({ code: '25P02', message: expect.stringMatching(/could not be written.*serialize a BigInt/) });
+    expect(outcomes.get('rethrown')).toBeInstanceOf(TypeError);
+    expect(outcomes.get('domain error')).toMatchObject({ message: 'refused by the domain' });
+    // On the wire: five transactions, none committed, and the unencodable statement never sent.
+    const sent = statementsOf(writes).flat();
+    expect(sent.filter((statement) => statement === 'commit')).toEqual([]);
+    expect(sent.filter((statement) => statement === 'rollback')).toHaveLength(5);
+    expect(sent.filter((statement) => statement === 'insert consents')).toEqual([]);
+    expect(await otherSession('SELECT email FROM accounts WHERE id = $1', ACCOUNT)).toEqual(emailBefore);
     // The connection goes on, and the same transaction with encodable values commits (positive control).
     await storage.transaction({ name: 'test' }, async (trx) => {
       await insertRow(trx, 'accounts', account('ENC-ok-1'), { unanswered: true });

@@ -2,7 +2,6 @@
 // transactions with row locks taken by the stores, advisory locks for `exclusive`, bounded retries.
 
 import pg from 'pg';
-import pgUtils from 'pg/lib/utils.js';
 import {
   CompiledQuery,
   Kysely,
@@ -236,7 +235,7 @@ const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
  * to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS) once ran
  * into the 60 s statement timeout under load.
  */
-const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order by|limit|i?like|similar to|between|exists)\b|\bin \(select\b/i;
+const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order\s+by|limit|offset|i?like|similar\s+to|between|exists|any|all)\b|\bin\s*\(\s*select\b/i;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
@@ -246,6 +245,9 @@ function statementName(text: string): string | undefined {
   statementNames.set(text, name);
   return name;
 }
+
+/** pg's own encoder of a parameter (what its Bind does with each value), from the object pg exports but does not declare. */
+const encodeValue = (pg as unknown as { utils: { prepareValue(value: unknown): string | Buffer | null } }).utils.prepareValue;
 
 /** The error of a statement refused because an earlier one of its transaction could not be written (PostgreSQL's code for an aborted transaction). */
 function abortedBy(cause: Error, message = 'the transaction is aborted: one of its statements could not be written'): Error {
@@ -306,13 +308,13 @@ class PayctlClient extends pg.Client {
     if (Array.isArray(given) && given.length > 0) {
       try {
         // What pg's Bind would do with each value, done before anything is written.
-        values = given.map(pgUtils.prepareValue);
+        values = given.map(encodeValue);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         if (this.#inTransaction) this.#unwritten = failure;
         return Promise.reject(failure) as never;
       }
-      args = [text, values];
+      args = [text, values, ...args.slice(2)];
     }
     if (!this.#named || args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
       return run.apply(this, args);
@@ -327,7 +329,13 @@ class PayctlClient extends pg.Client {
       if (this.#round === round) this.#round += 1;
       // Refused before it ran: outside a transaction it is prepared again and run once more here (a
       // transaction's is retried whole, retry.ts).
-      if (!inTransaction) return send(this.#round);
+      if (!inTransaction) {
+        const next = this.#round;
+        return send(next).catch((again: unknown) => {
+          if (isStalePreparedStatement(again) && this.#round === next) this.#round += 1;
+          throw again;
+        });
+      }
       throw error;
     }) as never;
   }
@@ -347,7 +355,8 @@ class PayctlClient extends pg.Client {
     this.#inTransaction = false;
     const unwritten = this.#unwritten;
     this.#unwritten = undefined;
-    if (unwritten !== undefined) {
+    // A ROLLBACK goes out as asked, and its caller's own error stands.
+    if (unwritten !== undefined && text === 'commit') {
       const refused = abortedBy(unwritten, 'the transaction was rolled back: one of its statements could not be written');
       return run('rollback').then(
         () => Promise.reject(refused),
