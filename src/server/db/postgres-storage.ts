@@ -246,8 +246,21 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-/** pg's own encoder of a parameter (what its Bind does with each value), from the object pg exports but does not declare. */
-const encodeValue = (pg as unknown as { utils: { prepareValue(value: unknown): string | Buffer | null } }).utils.prepareValue;
+interface PgUtils {
+  prepareValue(value: unknown): string | Buffer | null;
+}
+/**
+ * pg's own encoder of a parameter (what its Bind does with each value): `utils` on the object pg
+ * exports, undeclared by its types. Imported as ESM that object is `pg`; in the server bundle
+ * (CommonJS interop with pg's chunk, scripts/bundle-server.mjs) it is `pg.default`.
+ */
+function pgEncoder(): PgUtils['prepareValue'] {
+  const main = pg as unknown as { utils?: PgUtils; default?: { utils?: PgUtils } };
+  const utils = main.utils ?? main.default?.utils;
+  if (utils === undefined) throw new Error("pg's value encoder (pg.utils.prepareValue) was not found");
+  return utils.prepareValue;
+}
+const encodeValue = pgEncoder();
 
 /** The error of a statement refused because an earlier one of its transaction could not be written (PostgreSQL's code for an aborted transaction). */
 function abortedBy(cause: Error, message = 'the transaction is aborted: one of its statements could not be written'): Error {
