@@ -91,18 +91,20 @@ async function main(): Promise<void> {
       const all = [...counted.byQuery.values()];
       const spent = (pick: (counted: Counted) => number) => (all.reduce((sum, counted) => sum + pick(counted), 0) / CAPTURES).toFixed(3);
       process.stdout.write(`PostgreSQL time per capture: running ${spent((c) => c.execMs)} ms, planning ${spent((c) => c.planMs)} ms\n`);
+      /** A statement's line: calls per capture, then its running + planning time in µs per `per` (a call, or a capture). */
+      const line = (query: string, { calls, execMs, planMs }: Counted, per: number, digits: number) => {
+        const micros = (ms: number) => ((1000 * ms) / per).toFixed(0).padStart(4);
+        return `  ${(calls / CAPTURES).toFixed(digits)} ${micros(execMs)} +${micros(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`;
+      };
+      const entries = [...counted.byQuery];
       process.stdout.write('  calls per capture, then µs per call running + planning:\n');
-      for (const [query, { calls, execMs, planMs }] of [...counted.byQuery].sort((a, b) => b[1].calls - a[1].calls)) {
-        const micros = (ms: number) => ((1000 * ms) / calls).toFixed(0).padStart(4);
-        if (calls >= CAPTURES / 2) process.stdout.write(`  ${(calls / CAPTURES).toFixed(2)} ${micros(execMs)} +${micros(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`);
+      for (const [query, statement] of entries.sort((a, b) => b[1].calls - a[1].calls)) {
+        if (statement.calls >= CAPTURES / 2) process.stdout.write(line(query, statement, statement.calls, 2));
       }
       // Statements run less than once every two captures (batches, background jobs), by their time per capture.
-      const rare = [...counted.byQuery].filter(([, { calls }]) => calls < CAPTURES / 2).sort((a, b) => b[1].execMs + b[1].planMs - (a[1].execMs + a[1].planMs));
+      const rare = entries.filter(([, { calls }]) => calls < CAPTURES / 2).sort((a, b) => b[1].execMs + b[1].planMs - (a[1].execMs + a[1].planMs));
       process.stdout.write('  the others, by µs per capture running + planning:\n');
-      for (const [query, { calls, execMs, planMs }] of rare.slice(0, 8)) {
-        const perCapture = (ms: number) => ((1000 * ms) / CAPTURES).toFixed(0).padStart(4);
-        process.stdout.write(`  ${(calls / CAPTURES).toFixed(3)} ${perCapture(execMs)} +${perCapture(planMs)}  ${query.replace(/\s+/g, ' ').slice(0, 130)}\n`);
-      }
+      for (const [query, statement] of rare.slice(0, 8)) process.stdout.write(line(query, statement, CAPTURES, 3));
     }
   } finally {
     await client.end();

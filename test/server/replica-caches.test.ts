@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { onPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { hasUnfannedEvents } from '../../src/server/notifications/store.js';
 import { httpRequest, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.js';
 import { startServe } from '../reliability/support/serve-process.js';
 import { createInvoice, simpleInvoice } from './invoicing-helpers.js';
@@ -82,7 +83,7 @@ describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file
     const path = `/v2/payments/authorizations/${authId}`;
     // The authorization's event fanned out first (by either server): that commit, landing between
     // B's two reads, would rightly empty B's cache and fail the control below.
-    await waitFor(async () => (await a.server.db.selectFrom('events').select('seq').where('fanned_out', '=', 0n).limit(1).execute()).length === 0, {
+    await waitFor(async () => !(await hasUnfannedEvents(a.server.db)), {
       timeoutMs: 10_000,
       what: "the authorization's event fanned out",
     });

@@ -226,14 +226,14 @@ const NAMED_PARAMETERS_MAX = 100;
  */
 const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
 /**
- * Texts whose best plan may depend on the values: a range or inequality, a pattern, an order or a
- * limit, a semi-join (EXISTS, IN a subquery). They run unnamed, planned for their values every time. A named statement may
- * be run on one generic plan after five runs (PostgreSQL's plan cache, `plan_cache_mode = auto`):
- * right for what is left (inserts, and reads, updates and upserts on equalities), whose plan the
- * values do not change, and it saves planning on every run (the capture's token lookup, a join of
- * three tables, took 109 µs to plan and 17 µs to run, `bench/pg-capture-cost.ts`). Planned blind
- * to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS) once ran
- * into the 60 s statement timeout under load.
+ * Texts whose best plan may depend on the values: a range or inequality, a pattern, an order, a
+ * limit or an offset, a semi-join (EXISTS, IN a subquery, ANY or ALL). They run unnamed, planned
+ * for their values every time. A named statement may be run on one generic plan after five runs
+ * (PostgreSQL's plan cache, `plan_cache_mode = auto`): right for what is left (inserts, and reads,
+ * updates and upserts on equalities), and it saves planning on every run (the capture's token
+ * lookup, a join of three tables, took 109 µs to plan and 17 µs to run, `bench/pg-capture-cost.ts`).
+ * Planned blind to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS)
+ * once ran into the 60 s statement timeout under load.
  */
 const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order\s+by|limit|offset|i?like|similar\s+to|between|exists|any|all)\b|\bin\s*\(\s*select\b/i;
 const statementNames = new Map<string, string>();
@@ -262,9 +262,10 @@ function pgEncoder(): PgUtils['prepareValue'] {
 }
 const encodeValue = pgEncoder();
 
-/** The error of a statement refused because an earlier one of its transaction could not be written (PostgreSQL's code for an aborted transaction). */
-function abortedBy(cause: Error, message = 'the transaction is aborted: one of its statements could not be written'): Error {
-  return Object.assign(new Error(`${message} (${cause.message})`, { cause }), { code: '25P02' });
+/** An error with PostgreSQL's code for an aborted transaction (25P02), and what caused it, if known here. */
+function transactionAborted(message: string, cause?: Error): Error {
+  const error = cause === undefined ? new Error(message) : new Error(`${message} (${cause.message})`, { cause });
+  return Object.assign(error, { code: '25P02' });
 }
 
 /**
@@ -274,7 +275,7 @@ function abortedBy(cause: Error, message = 'the transaction is aborted: one of i
  */
 function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
   if (result.command !== 'ROLLBACK') return result;
-  throw Object.assign(new Error('the transaction was rolled back at its COMMIT: one of its statements had failed'), { code: '25P02' });
+  throw transactionAborted('the transaction was rolled back at its COMMIT: one of its statements had failed');
 }
 
 /**
@@ -316,7 +317,7 @@ class PayctlClient extends pg.Client {
       const ending = this.#transactionEdge(text);
       if (ending !== undefined) return ending as never;
     }
-    if (this.#unwritten !== undefined) return Promise.reject(abortedBy(this.#unwritten)) as never;
+    if (this.#unwritten !== undefined) return Promise.reject(transactionAborted('the transaction is aborted: one of its statements could not be written', this.#unwritten)) as never;
     let values = given;
     if (Array.isArray(given) && given.length > 0) {
       try {
@@ -334,23 +335,18 @@ class PayctlClient extends pg.Client {
     }
     const base = statementName(text);
     if (base === undefined) return run.apply(this, args);
-    const send = (round: number) => run.call(this, { name: round === 0 ? base : `${base}_${round}`, text, values }) as Promise<unknown>;
-    const round = this.#round;
-    const inTransaction = this.#inTransaction;
-    return send(round).catch((error: unknown) => {
-      if (!isStalePreparedStatement(error)) throw error;
-      if (this.#round === round) this.#round += 1;
-      // Refused before it ran: outside a transaction it is prepared again and run once more here (a
-      // transaction's is retried whole, retry.ts).
-      if (!inTransaction) {
-        const next = this.#round;
-        return send(next).catch((again: unknown) => {
-          if (isStalePreparedStatement(again) && this.#round === next) this.#round += 1;
-          throw again;
-        });
-      }
-      throw error;
-    }) as never;
+    // Sent under the name of the current round; refused as stale, the connection's names move on.
+    const send = (): Promise<unknown> => {
+      const round = this.#round;
+      return (run.call(this, { name: round === 0 ? base : `${base}_${round}`, text, values }) as Promise<unknown>).catch((error: unknown) => {
+        if (isStalePreparedStatement(error) && this.#round === round) this.#round += 1;
+        throw error;
+      });
+    };
+    // Refused before it ran: outside a transaction it is prepared again and run once more here (a
+    // transaction's is retried whole, retry.ts).
+    if (this.#inTransaction) return send() as never;
+    return send().catch((error: unknown) => (isStalePreparedStatement(error) ? send() : Promise.reject(error))) as never;
   }
 
   /**
@@ -370,7 +366,7 @@ class PayctlClient extends pg.Client {
     this.#unwritten = undefined;
     // A ROLLBACK goes out as asked, and its caller's own error stands.
     if (unwritten !== undefined && text === 'commit') {
-      const refused = abortedBy(unwritten, 'the transaction was rolled back: one of its statements could not be written');
+      const refused = transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten);
       return run('rollback').then(
         () => Promise.reject(refused),
         () => Promise.reject(refused),
