@@ -81,7 +81,7 @@ export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}, extra
   const nodeArgs = (env.BENCH_NODE_ARGS ?? process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // As a user runs `payctl serve`: the bin itself; with BENCH_NODE_ARGS, node with those flags.
   const bin = process.env.BENCH_BIN ?? BIN;
-  const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile', ...extraArgs];
+  const serveArgs = ['serve', '--port', '0', '--db', dbPath, '--json', '--no-save-profile', ...extraArgs, ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)];
   const [command, args] = nodeArgs.length > 0 ? [process.execPath, [...nodeArgs, bin, ...serveArgs]] : [bin, serveArgs];
   const child = spawn(command, args, {
     env: { ...process.env, PAYCTL_CONFIG_DIR: dir, ...env },

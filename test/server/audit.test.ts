@@ -304,6 +304,25 @@ describe('invoice and payout checks', () => {
       row: { counted: '0', rules: '1' },
     },
     {
+      what: 'a merchant counting journal entries it does not have (retention would delete too many)',
+      corrupt: async (trx) => {
+        await sql`DELETE FROM request_journal_counts WHERE account_id = ${owner}`.execute(trx);
+        await sql`INSERT INTO request_journal_counts (account_id, entries) VALUES (${owner}, 1000000)`.execute(trx);
+      },
+      reported: 'journal-counts-match',
+      row: { counted: '1000000' },
+    },
+    {
+      what: 'journal entries of a merchant with no count (retention would never delete them)',
+      corrupt: async (trx) => {
+        await sql`DELETE FROM request_journal_counts WHERE account_id = ${owner}`.execute(trx);
+        await sql`INSERT INTO request_journal (account_id, time, account_time, method, path, query, status, duration_us, request_id, fault_id, detail)
+                  VALUES (${owner}, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'GET', '/v2/x', '', 200, 1, NULL, NULL, '{}')`.execute(trx);
+      },
+      reported: 'journal-counts-match',
+      row: { counted: '0' },
+    },
+    {
       what: 'a payout movement with no item',
       corrupt: movement('PAYOUT', -700, () => 'NOSUCHITEM'),
       reported: 'payout-movements-have-items',

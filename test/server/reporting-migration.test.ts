@@ -2,12 +2,8 @@
 // transaction, invoice and custom ids and running balance from what the other tables knew; times
 // gain milliseconds; the movements per day are counted.
 
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { postgresStatements } from '../../src/server/db/migrate.js';
-import { MIGRATIONS } from '../../src/server/db/migrations/index.js';
-import { emptyTestDatabase, onPostgres } from '../helpers/postgres.js';
+import { migrateBelow, migrationStatements, openMigrationTarget } from '../helpers/migration-target.js';
 
 /** Rows as payctl before 0013 wrote them: a capture, its refund, a lost dispute's reversal and reinstatement, a top-up. */
 const OLD_ROWS = [
@@ -23,46 +19,13 @@ const OLD_ROWS = [
     ('ACC1', 'USD', -8642, 'REVERSAL', 'CAP1', '2026-01-03T08:00:00Z')`,
 ];
 
-interface Target {
-  exec(statement: string): Promise<void>;
-  rows(query: string): Promise<Array<Record<string, unknown>>>;
-  close(): Promise<void>;
-}
-
-async function openTarget(): Promise<Target> {
-  if (onPostgres) {
-    const database = await emptyTestDatabase('mig13');
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    return {
-      exec: async (statement) => void (await client.query(statement)),
-      rows: async (query) => (await client.query(query)).rows as Array<Record<string, unknown>>,
-      close: async () => {
-        await client.end();
-        await database.drop();
-      },
-    };
-  }
-  const sqlite = new Database(':memory:');
-  return {
-    exec: async (statement) => void sqlite.exec(statement),
-    rows: async (query) => sqlite.prepare(query).all() as Array<Record<string, unknown>>,
-    close: async () => void sqlite.close(),
-  };
-}
-
-const statementsOf = (id: number) => {
-  const migration = MIGRATIONS.find((entry) => entry.id === id)!;
-  return onPostgres ? postgresStatements(migration) : migration.statements;
-};
-
 describe('migration 0013 (reporting)', () => {
   it('fills in what it can of the movements written before it', async () => {
-    const target = await openTarget();
+    const target = await openMigrationTarget('mig13');
     try {
-      for (const migration of MIGRATIONS.filter((entry) => entry.id < 13)) for (const statement of statementsOf(migration.id)) await target.exec(statement);
+      await migrateBelow(target, 13);
       for (const statement of OLD_ROWS) await target.exec(statement);
-      for (const statement of statementsOf(13)) await target.exec(statement);
+      for (const statement of migrationStatements(13)) await target.exec(statement);
       const rows = (await target.rows(
         `SELECT kind, reference_id, create_time, amount_minor, gross_minor, fee_minor, balance_after, related_id, invoice_id, custom_id FROM balance_movements ORDER BY seq`,
       )).map((row) => ({ ...row, amount_minor: Number(row.amount_minor), gross_minor: Number(row.gross_minor), fee_minor: Number(row.fee_minor), balance_after: Number(row.balance_after) }));

@@ -23,8 +23,14 @@ const WATCHED: Record<Exclude<WatchedRows, 'elsewhere'>, readonly string[]> = {
   ],
 };
 
-/** Row changes of tables no cache reads (the request journal), left out of the whole-database count. */
-const UNWATCHED: readonly string[] = ['AFTER INSERT ON request_journal', 'AFTER DELETE ON request_journal'];
+/** Row changes of tables no cache reads (the request journal and its counts), left out of the whole-database count. */
+const UNWATCHED: readonly string[] = [
+  'AFTER INSERT ON request_journal',
+  'AFTER DELETE ON request_journal',
+  'AFTER INSERT ON request_journal_counts',
+  'AFTER UPDATE ON request_journal_counts',
+  'AFTER DELETE ON request_journal_counts',
+];
 
 /**
  * Returns a function whose value changes whenever the database's content may have changed:

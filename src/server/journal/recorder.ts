@@ -6,7 +6,7 @@ import type { ServerDeps } from '../core/deps.js';
 import type { Queryable } from '../db/schema.js';
 import type { OauthApi } from '../oauth/api.js';
 import { keepParsed, keepText, maskHeaders, maskQuery } from './mask.js';
-import { insertEntries, pruneAccount, type JournalRow } from './store.js';
+import { appendEntries, type JournalRow } from './store.js';
 
 /** What a request leaves for the journal; masked and capped in the flush, after the answer. */
 export interface PendingEntry {
@@ -111,8 +111,7 @@ export class RequestJournal {
       // a reader polling with `after` never passes an entry another replica commits later.
       await this.deps.storage.transaction({ name: 'journal.flush', exclusive: 'request-journal' }, async (trx) => {
         await attributeByClientId(this.deps.domains.oauth, trx, batch, rows);
-        await insertEntries(trx, rows);
-        for (const accountId of new Set(rows.map((row) => row.account_id))) await pruneAccount(trx, accountId, this.options.size);
+        await appendEntries(trx, rows, this.options.size);
       });
       this.stats.written += rows.length;
       this.stats.flushes += 1;

@@ -1,4 +1,5 @@
-// The request journal's rows: batched inserts, retention per merchant, filtered pages, deletes.
+// The request journal's rows: batched inserts, retention per merchant (by a count kept beside them),
+// filtered pages, deletes.
 
 import { sql } from 'kysely';
 import type { Queryable, WithSeq } from '../db/schema.js';
@@ -23,30 +24,59 @@ export interface JournalRow {
 declare module '../db/schema.js' {
   interface Database {
     request_journal: WithSeq<JournalRow>;
+    request_journal_counts: { account_id: string; entries: bigint };
   }
 }
 
 export type StoredEntry = JournalRow & { seq: bigint };
 
-export async function insertEntries(db: Queryable, rows: readonly JournalRow[]): Promise<void> {
+/**
+ * Adds a flush's entries, then brings each of their merchants back to its newest `keep` entries.
+ * Every write of the journal runs under its exclusive lock (journal/recorder.ts, journal/service.ts),
+ * so the count kept beside the entries (`request_journal_counts`) is theirs exactly: retention
+ * deletes the oldest entries over `keep` by that count, reading only those, never the `keep` before them.
+ */
+export async function appendEntries(db: Queryable, rows: readonly JournalRow[], keep: number): Promise<void> {
   // A few hundred rows a statement stay under both databases' bound-parameter limits.
   for (let start = 0; start < rows.length; start += 200) {
     await db.insertInto('request_journal').values(rows.slice(start, start + 200)).execute();
   }
+  const added = new Map<string, bigint>();
+  for (const row of rows) added.set(row.account_id, (added.get(row.account_id) ?? 0n) + 1n);
+  for (const [accountId, count] of [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const entries = await countEntries(db, accountId, count);
+    if (entries > BigInt(keep)) await removeOldest(db, accountId, entries - BigInt(keep));
+  }
 }
 
-/** Deletes all but the newest `keep` entries of one merchant. */
-export async function pruneAccount(db: Queryable, accountId: string, keep: number): Promise<void> {
-  const boundary = await db
-    .selectFrom('request_journal')
-    .select('seq')
-    .where('account_id', '=', accountId)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .offset(keep)
+/** Adds `count` to the merchant's count of entries; the count after it. */
+async function countEntries(db: Queryable, accountId: string, count: bigint): Promise<bigint> {
+  const row = await db
+    .insertInto('request_journal_counts')
+    .values({ account_id: accountId, entries: count })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ entries: eb('request_journal_counts.entries', '+', count) })))
+    .returning('entries')
+    .executeTakeFirstOrThrow();
+  return BigInt(row.entries);
+}
+
+/** Deletes the merchant's `excess` oldest entries, and takes what was deleted off its count. */
+async function removeOldest(db: Queryable, accountId: string, excess: bigint): Promise<void> {
+  const result = await db
+    .deleteFrom('request_journal')
+    .where('seq', 'in', (eb) => eb.selectFrom('request_journal').select('seq').where('account_id', '=', accountId).orderBy('seq', 'asc').limit(Number(excess)))
     .executeTakeFirst();
-  if (boundary === undefined) return;
-  await db.deleteFrom('request_journal').where('account_id', '=', accountId).where('seq', '<=', boundary.seq).execute();
+  const deleted = BigInt(result.numDeletedRows);
+  // Fewer rows than counted: the count had drifted (entries written around this code); count again.
+  const entries =
+    deleted < excess
+      ? db.selectFrom('request_journal').select((eb) => eb.fn.countAll<bigint>().as('n')).where('account_id', '=', accountId)
+      : undefined;
+  await db
+    .updateTable('request_journal_counts')
+    .set((eb) => ({ entries: entries === undefined ? eb('entries', '-', deleted) : entries }))
+    .where('account_id', '=', accountId)
+    .execute();
 }
 
 export interface JournalFilter {
@@ -95,9 +125,14 @@ export async function findEntry(db: Queryable, seq: bigint, accountId: string | 
   return (await query.executeTakeFirst()) as StoredEntry | undefined;
 }
 
-/** Deletes one merchant's entries, or (undefined) everyone's. */
+/** Deletes one merchant's entries, or (undefined) everyone's, with their counts. */
 export async function deleteEntries(db: Queryable, accountId: string | undefined): Promise<void> {
-  let query = db.deleteFrom('request_journal');
-  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  await query.execute();
+  let entries = db.deleteFrom('request_journal');
+  let counts = db.deleteFrom('request_journal_counts');
+  if (accountId !== undefined) {
+    entries = entries.where('account_id', '=', accountId);
+    counts = counts.where('account_id', '=', accountId);
+  }
+  await entries.execute();
+  await counts.execute();
 }

@@ -15,6 +15,7 @@ import { jobClaimsMigration } from './0012-job-claims.js';
 import { reportingMigration } from './0013-reporting.js';
 import { requestJournalFaultsMigration } from './0014-request-journal-faults.js';
 import { accountFaultRulesMigration } from './0015-account-fault-rules.js';
+import { requestJournalCountsMigration } from './0016-request-journal-counts.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   reportingMigration, // 0013 what the transaction report needs of each balance movement
   requestJournalFaultsMigration, // 0014 request journal, fault rules
   accountFaultRulesMigration, // 0015 each account's count of fault rules
+  requestJournalCountsMigration, // 0016 each merchant's count of journal entries
 ].sort((a, b) => a.id - b.id);
