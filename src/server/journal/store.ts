@@ -2,6 +2,7 @@
 // filtered pages, deletes.
 
 import { sql } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface JournalRow {
@@ -49,15 +50,18 @@ export async function appendEntries(db: Queryable, rows: readonly JournalRow[], 
   }
 }
 
+const countUpsert = prepared<{ accountId: string; count: bigint }, { entries: bigint }>((db, arg) =>
+  db
+    .insertInto('request_journal_counts')
+    .values({ account_id: arg('accountId'), entries: arg('count') })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ entries: eb('request_journal_counts.entries', '+', arg('count')) })))
+    .returning('entries'),
+);
+
 /** Adds `count` to the merchant's count of entries; the count after it. */
 async function countEntries(db: Queryable, accountId: string, count: bigint): Promise<bigint> {
-  const row = await db
-    .insertInto('request_journal_counts')
-    .values({ account_id: accountId, entries: count })
-    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ entries: eb('request_journal_counts.entries', '+', count) })))
-    .returning('entries')
-    .executeTakeFirstOrThrow();
-  return BigInt(row.entries);
+  const row = await countUpsert.first(db, { accountId, count });
+  return BigInt(row?.entries ?? count);
 }
 
 /** Deletes the merchant's `excess` oldest entries, and takes what was deleted off its count. */
