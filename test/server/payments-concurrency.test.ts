@@ -90,6 +90,11 @@ describe('idempotent replay', () => {
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
+    // Byte for byte, with one type: the first answer is sent as the JSON stored for replays, a
+    // replay is serialized from what was stored.
+    expect(first.text).toBe(second.text);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(second.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const rows = await t.server.db.selectFrom('captures').select('id').where('authorization_id', '=', authId).execute();
     expect(rows).toHaveLength(1);
     expect(await movements([first.body.id])).toHaveLength(1);

@@ -20,6 +20,8 @@ export interface StoredResponse<Body = unknown> {
 
 export interface MutationResult extends StoredResponse {
   replayed: boolean;
+  /** The body as JSON, when written for the stored answer: the reply sends it as it is (`sendResult`). */
+  bodyText?: string;
 }
 
 /** How long request ids are remembered, per family of operations. */
@@ -261,8 +263,9 @@ async function runMutationOnce(
         result = outcome.value;
       }
       // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
-      await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: JSON.stringify(result.body ?? null) });
-      return { ...result, replayed: false };
+      const bodyText = JSON.stringify(result.body ?? null);
+      await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: bodyText });
+      return { ...result, replayed: false, bodyText };
     });
   } catch (error) {
     if (error instanceof ClaimTaken) return runMutationOnce(deps, request, options, work, true);
@@ -270,9 +273,15 @@ async function runMutationOnce(
   }
 }
 
-export function sendResult(reply: FastifyReply, result: StoredResponse): FastifyReply {
+export function sendResult(reply: FastifyReply, result: StoredResponse & { bodyText?: string }): FastifyReply {
   reply.code(result.status);
   if (result.body === undefined || result.status === 204) return reply.send();
+  // The JSON written for the stored answer is what Fastify's serializer (JSON.stringify, no
+  // response schemas here) would write again: sent as it is, with the type Fastify would give it.
+  if (result.bodyText !== undefined) {
+    if (!reply.hasHeader('content-type')) reply.type('application/json; charset=utf-8');
+    return reply.send(result.bodyText);
+  }
   return reply.send(result.body);
 }
 
