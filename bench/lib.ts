@@ -73,7 +73,8 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
 /**
  * Starts `payctl serve` on a temporary database (or `db`: a file or a postgres:// URL) and waits for
  * its first answer; `extraArgs` are more serve flags. BENCH_BIN runs another build's bin/run.js (A/B);
- * BENCH_SERVE_ARGS adds flags to every serve the bench starts (`--no-journal`, `--db-pool-size 5`).
+ * BENCH_SERVE_ARGS adds flags to every serve the bench starts (`--no-journal`; not a flag the bench
+ * already passes, such as `--db-pool-size`: use BENCH_PG_POOL_SIZE).
  */
 export async function startServe(db?: string, env: NodeJS.ProcessEnv = {}, extraArgs: readonly string[] = []): Promise<Served> {
   const dir = tempDir('serve');

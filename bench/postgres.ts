@@ -26,11 +26,9 @@ const PGBENCH_CLIENTS = 32;
 /** TPC-B scale (`pgbench -i -s`); 1, pgbench's default, is one branch row that every transaction updates. */
 const PGBENCH_SCALE = Number(process.env.BENCH_PGBENCH_SCALE ?? 1);
 /**
- * Connections of each replica's pool (`payctl serve --db-pool-size`): two per core of the database's
- * host, shared by the replicas (docs/scaling.md). On this 2-core host, 2 to 6 a replica all ran the
- * two-replica captures at 990-1,030/s with PostgreSQL at 0.78-0.95 ms of CPU a capture; 20 a
- * replica (the bench's size until session 19) at 880-895/s and 1.08-1.13 ms: forty backends on two
- * cores wait in turn on the merchant's rows and on each other's locks (docs/performance.md).
+ * Connections of each replica's pool (`payctl serve --db-pool-size`): 8 in all on this 2-core host.
+ * More transactions in flight than the database has cores wait on each other (the merchant's rows,
+ * PostgreSQL's own locks) and cost it more CPU per capture (docs/performance.md).
  */
 const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 4);
 /**

@@ -25,6 +25,8 @@ async function auditFailures(t: TestServer): Promise<string[]> {
 }
 
 describe('request journal retention by count', () => {
+  // On SQLite the two servers' flushes take turns anyway (one writer); on PostgreSQL only the
+  // journal's advisory lock keeps their counts and deletes in step.
   it('keeps exactly the newest N of one merchant written by two servers at once', async () => {
     const first = await startTestServer({ journalSize: KEEP });
     const second = await startTestServer({ journalSize: KEEP, dbPath: first.dbPath });
@@ -62,13 +64,15 @@ describe('request journal retention by count', () => {
       for (let index = 0; index < 2; index++) await t.request('GET', `/v2/payments/captures/B${index}`);
       expect(await stored(t, accountId)).toMatchObject({ paths: ['/v2/payments/captures/B0', '/v2/payments/captures/B1'], counted: 2 });
 
-      // A count written around the journal (say, by hand) says 1,000: the next batch deletes what
-      // the count says is over, finds fewer entries than that, and counts them again.
+      // A count written around the journal says 1,000: the next prune finds fewer entries than the
+      // count says are over the limit, counts them, and deletes nothing (3 entries, limit 5).
       await t.server.db.updateTable('request_journal_counts').set({ entries: 1000n }).where('account_id', '=', accountId).execute();
       expect(await auditFailures(t)).toEqual(['journal-counts-match']);
       await t.request('GET', '/v2/payments/captures/C0');
-      const mended = await stored(t, accountId);
-      expect(mended.counted).toBe(mended.paths.length);
+      expect(await stored(t, accountId)).toMatchObject({
+        paths: ['/v2/payments/captures/B0', '/v2/payments/captures/B1', '/v2/payments/captures/C0'],
+        counted: 3,
+      });
       expect(await auditFailures(t)).toEqual([]);
       for (let index = 1; index <= KEEP + 2; index++) await t.request('GET', `/v2/payments/captures/C${index}`);
       expect(await stored(t, accountId)).toMatchObject({
@@ -77,6 +81,44 @@ describe('request journal retention by count', () => {
       });
     } finally {
       await t.close();
+    }
+  });
+
+  it("counts a merchant's entries at its first flush in a process, mending a count off by less than the limit", async () => {
+    const first = await startTestServer({ journalSize: KEEP });
+    try {
+      const accountId = first.merchant.payer_id;
+      expect((await first.request('DELETE', '/_payctl/requests')).status).toBe(204);
+      for (let index = 0; index < 3; index++) await first.request('GET', `/v2/payments/captures/D${index}`);
+      expect(await stored(first, accountId)).toMatchObject({ counted: 3 });
+      // Entries an older payctl wrote without counting them: one more entry than counted.
+      const now = new Date().toISOString();
+      await first.server.db
+        .insertInto('request_journal')
+        .values({ account_id: accountId, time: now, account_time: now, method: 'GET', path: '/v2/payments/captures/D3', query: '', status: 404n, duration_us: 1n, request_id: null, fault_id: null, detail: '{}' })
+        .execute();
+      expect(await stored(first, accountId)).toMatchObject({ counted: 3 });
+      expect(await auditFailures(first)).toEqual(['journal-counts-match']);
+      // A server started now (a replica after the upgrade) counts the merchant's entries at its
+      // first flush of them; the one that has flushed them already adds to its count.
+      const second = await startTestServer({ journalSize: KEEP, dbPath: first.dbPath });
+      try {
+        await second.request('GET', '/v2/payments/captures/D4', { token: first.merchant.token });
+        // The newest five of D0-D4 and the second server's own token request (its merchant's too).
+        const mended = await stored(second, accountId);
+        expect(mended.paths).toHaveLength(KEEP);
+        expect(mended.counted).toBe(KEEP);
+        expect(mended.paths.filter((path) => path.startsWith('/v2/'))).toEqual([1, 2, 3, 4].map((index) => `/v2/payments/captures/D${index}`));
+        expect(await auditFailures(second)).toEqual([]);
+        await first.request('GET', '/v2/payments/captures/D5');
+        const after = await stored(first, accountId);
+        expect(after.counted).toBe(KEEP);
+        expect(after.paths.filter((path) => path.startsWith('/v2/'))).toEqual([2, 3, 4, 5].map((index) => `/v2/payments/captures/D${index}`));
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
     }
   });
 });

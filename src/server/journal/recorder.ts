@@ -49,6 +49,8 @@ export class RequestJournal {
   private running: Promise<void> | undefined;
   private closed = false;
   readonly stats = { written: 0, dropped: 0, flushes: 0 };
+  /** Merchants whose journal count this process has counted from their entries (store.ts `appendEntries`). */
+  private readonly checked = new Set<string>();
   private readonly flushMs: number;
   private readonly batchEntries: number;
 
@@ -109,10 +111,11 @@ export class RequestJournal {
       const rows = batch.map(rowOf);
       // Serialized across processes (PostgreSQL: an advisory lock), so seq order is commit order and
       // a reader polling with `after` never passes an entry another replica commits later.
-      await this.deps.storage.transaction({ name: 'journal.flush', exclusive: 'request-journal' }, async (trx) => {
+      const counted = await this.deps.storage.transaction({ name: 'journal.flush', exclusive: 'request-journal' }, async (trx) => {
         await attributeByClientId(this.deps.domains.oauth, trx, batch, rows);
-        await appendEntries(trx, rows, this.options.size);
+        return appendEntries(trx, rows, this.options.size, this.checked);
       });
+      for (const accountId of counted) this.checked.add(accountId);
       this.stats.written += rows.length;
       this.stats.flushes += 1;
     } catch (error) {

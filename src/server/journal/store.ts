@@ -2,7 +2,7 @@
 // filtered pages, deletes.
 
 import { sql } from 'kysely';
-import { prepared } from '../db/prepared.js';
+import { prepared, type PreparedStatement } from '../db/prepared.js';
 import type { Queryable, WithSeq } from '../db/schema.js';
 
 export interface JournalRow {
@@ -34,23 +34,35 @@ export type StoredEntry = JournalRow & { seq: bigint };
 /**
  * Adds a flush's entries, then brings each of their merchants back to its newest `keep` entries.
  * Every write of the journal runs under its exclusive lock (journal/recorder.ts, journal/service.ts),
- * so the count kept beside the entries (`request_journal_counts`) is theirs exactly: retention
- * deletes the oldest entries over `keep` by that count, reading only those, never the `keep` before them.
+ * so the count kept beside the entries (`request_journal_counts`) follows them: retention deletes
+ * the oldest entries over `keep` by that count, reading only those, never the `keep` before them.
+ * A merchant not in `checked` (its first flush in this process) is counted from its entries
+ * instead, which mends a count left wrong by entries written around this code (an older payctl
+ * still writing after the upgrade). Returns the merchants counted so; the caller adds them to
+ * `checked` once the flush has committed.
  */
-export async function appendEntries(db: Queryable, rows: readonly JournalRow[], keep: number): Promise<void> {
+export async function appendEntries(db: Queryable, rows: readonly JournalRow[], keep: number, checked: ReadonlySet<string>): Promise<string[]> {
   // A few hundred rows a statement stay under both databases' bound-parameter limits.
   for (let start = 0; start < rows.length; start += 200) {
     await db.insertInto('request_journal').values(rows.slice(start, start + 200)).execute();
   }
   const added = new Map<string, bigint>();
   for (const row of rows) added.set(row.account_id, (added.get(row.account_id) ?? 0n) + 1n);
+  const counted: string[] = [];
   for (const [accountId, count] of [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const entries = await countEntries(db, accountId, count);
-    if (entries > BigInt(keep)) await removeOldest(db, accountId, entries - BigInt(keep));
+    let entries: bigint;
+    if (checked.has(accountId)) {
+      entries = await countOf(countAdd, db, { accountId, count });
+    } else {
+      entries = await countOf(recount, db, { accountId });
+      counted.push(accountId);
+    }
+    if (entries > BigInt(keep)) await removeOldest(db, accountId, entries - BigInt(keep), keep);
   }
+  return counted;
 }
 
-const countUpsert = prepared<{ accountId: string; count: bigint }, { entries: bigint }>((db, arg) =>
+const countAdd = prepared<{ accountId: string; count: bigint }, { entries: bigint }>((db, arg) =>
   db
     .insertInto('request_journal_counts')
     .values({ account_id: arg('accountId'), entries: arg('count') })
@@ -58,27 +70,44 @@ const countUpsert = prepared<{ accountId: string; count: bigint }, { entries: bi
     .returning('entries'),
 );
 
-/** Adds `count` to the merchant's count of entries; the count after it. */
-async function countEntries(db: Queryable, accountId: string, count: bigint): Promise<bigint> {
-  const row = await countUpsert.first(db, { accountId, count });
-  return BigInt(row?.entries ?? count);
+/** The merchant's count set from its entries. */
+const recount = prepared<{ accountId: string }, { entries: bigint }>((db, arg) =>
+  db
+    .insertInto('request_journal_counts')
+    .values({
+      account_id: arg('accountId'),
+      entries: sql<bigint>`(SELECT COUNT(*) FROM request_journal WHERE account_id = ${arg('accountId')})`,
+    })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ entries: eb.ref('excluded.entries') })))
+    .returning('entries'),
+);
+
+/** Runs a count upsert; the count after it. */
+async function countOf<A extends Record<string, unknown>>(statement: PreparedStatement<A, { entries: bigint }>, db: Queryable, args: A): Promise<bigint> {
+  const row = await statement.first(db, args);
+  if (row === undefined) throw new Error('request journal: the count upsert returned no row');
+  return BigInt(row.entries);
 }
 
-/** Deletes the merchant's `excess` oldest entries, and takes what was deleted off its count. */
-async function removeOldest(db: Queryable, accountId: string, excess: bigint): Promise<void> {
-  const result = await db
-    .deleteFrom('request_journal')
-    .where('seq', 'in', (eb) => eb.selectFrom('request_journal').select('seq').where('account_id', '=', accountId).orderBy('seq', 'asc').limit(Number(excess)))
-    .executeTakeFirst();
+/** The merchant's oldest entry to keep when `skip` older ones go: found by reading the `skip` before it. */
+const oldestKept = prepared<{ accountId: string; skip: bigint }, { seq: bigint }>((db, arg) =>
+  db.selectFrom('request_journal').select('seq').where('account_id', '=', arg('accountId')).orderBy('seq', 'asc').limit(sql.lit(1)).offset(arg('skip')),
+);
+
+/** Deletes the merchant's `excess` oldest entries (its count says it has `keep` more), and takes them off its count. */
+async function removeOldest(db: Queryable, accountId: string, excess: bigint, keep: number): Promise<void> {
+  const boundary = await oldestKept.first(db, { accountId, skip: excess });
+  if (boundary === undefined) {
+    // Fewer entries than counted: the count was wrong. Count them, then prune by that (exact now).
+    const entries = await countOf(recount, db, { accountId });
+    if (entries > BigInt(keep)) await removeOldest(db, accountId, entries - BigInt(keep), keep);
+    return;
+  }
+  const result = await db.deleteFrom('request_journal').where('account_id', '=', accountId).where('seq', '<', boundary.seq).executeTakeFirst();
   const deleted = BigInt(result.numDeletedRows);
-  // Fewer rows than counted: the count had drifted (entries written around this code); count again.
-  const entries =
-    deleted < excess
-      ? db.selectFrom('request_journal').select((eb) => eb.fn.countAll<bigint>().as('n')).where('account_id', '=', accountId)
-      : undefined;
   await db
     .updateTable('request_journal_counts')
-    .set((eb) => ({ entries: entries === undefined ? eb('entries', '-', deleted) : entries }))
+    .set((eb) => ({ entries: eb('entries', '-', deleted) }))
     .where('account_id', '=', accountId)
     .execute();
 }

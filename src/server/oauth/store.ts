@@ -1,7 +1,7 @@
 // Accounts, apps, tokens and consents in storage. Every query names the table's owner explicitly.
 
 import type { Insertable, Selectable } from 'kysely';
-import { findRow, insertRow, prepared, updateRows } from '../db/prepared.js';
+import { findRow, insertRow, prepared, updateRows, type ArgFn } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
 
 export type AccountRow = Selectable<Database['accounts']>;
@@ -94,25 +94,8 @@ export async function insertToken(db: Queryable, token: TokenRow): Promise<void>
   await insertRow(db, 'access_tokens', token);
 }
 
-/**
- * A token with its app, its account's clock offset (read with the token, so each request's clock is
- * the database's) and what requests read of the account (`AccountFacts`, core/deps.ts). Prepared:
- * every request on PostgreSQL runs it, and building the join each time cost 4% of the serve
- * process's CPU under the two-replica capture load.
- */
-export interface TokenWithApp {
-  account_id: string;
-  expires_at: string;
-  scope: string;
-  app_id: string;
-  client_id: string;
-  clock_offset_ms: bigint;
-  fault_rule_count: bigint;
-  email: string;
-  kyc_status: string;
-}
-
-const tokenWithApp = prepared<{ tokenHash: string }, TokenWithApp>((db, arg) =>
+/** Prepared: every request on PostgreSQL reads its token, and the join was built anew each time. */
+const tokenWithApp = prepared((db, arg: ArgFn<{ tokenHash: string }>) =>
   db
     .selectFrom('access_tokens')
     .innerJoin('apps', 'apps.id', 'access_tokens.app_id')
@@ -131,6 +114,10 @@ const tokenWithApp = prepared<{ tokenHash: string }, TokenWithApp>((db, arg) =>
     .where('access_tokens.token_hash', '=', arg('tokenHash')),
 );
 
+/**
+ * A token with its app, its account's clock offset (read with the token, so each request's clock is
+ * the database's) and what requests read of the account (`AccountFacts`, core/deps.ts).
+ */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return tokenWithApp.first(db, { tokenHash });
 }
