@@ -121,15 +121,10 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
     description: "a merchant's count of request journal entries equals its entries (retention deletes the oldest by it)",
     tables: ['request_journal', 'request_journal_counts'],
     query: (accountId) => sql`
-      SELECT c.account_id, c.entries AS counted, COALESCE(j.total, 0) AS entries
+      SELECT COALESCE(c.account_id, j.account_id) AS account_id, COALESCE(c.entries, 0) AS counted, COALESCE(j.total, 0) AS entries
       FROM request_journal_counts c
-      LEFT JOIN (SELECT account_id, COUNT(*) AS total FROM request_journal GROUP BY account_id) j ON j.account_id = c.account_id
-      WHERE ${scope('c.account_id', accountId)} AND c.entries <> COALESCE(j.total, 0)
-      UNION ALL
-      SELECT j.account_id, 0 AS counted, j.total AS entries
-      FROM (SELECT account_id, COUNT(*) AS total FROM request_journal GROUP BY account_id) j
-      LEFT JOIN request_journal_counts c ON c.account_id = j.account_id
-      WHERE ${scope('j.account_id', accountId)} AND c.account_id IS NULL`,
+      FULL JOIN (SELECT account_id, COUNT(*) AS total FROM request_journal GROUP BY account_id) j ON j.account_id = c.account_id
+      WHERE (${scope('c.account_id', accountId)} OR ${scope('j.account_id', accountId)}) AND COALESCE(c.entries, 0) <> COALESCE(j.total, 0)`,
   },
   ...INVOICE_CHECKS,
   ...PAYOUT_CHECKS,

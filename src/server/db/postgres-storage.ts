@@ -230,10 +230,9 @@ const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
  * limit or an offset, a semi-join (EXISTS, IN a subquery, ANY or ALL). They run unnamed, planned
  * for their values every time. A named statement may be run on one generic plan after five runs
  * (PostgreSQL's plan cache, `plan_cache_mode = auto`): right for what is left (inserts, and reads,
- * updates and upserts on equalities), and it saves planning on every run (the capture's token
- * lookup, a join of three tables, took 109 µs to plan and 17 µs to run, `bench/pg-capture-cost.ts`).
- * Planned blind to its values, the webhook delivery claim (an ORDER BY and LIMIT over a NOT EXISTS)
- * once ran into the 60 s statement timeout under load.
+ * updates and upserts on equalities), and it saves planning on every run (a join such as the token
+ * lookup costs more to plan than to run). Planned blind to its values, the webhook delivery claim
+ * (an ORDER BY and LIMIT over a NOT EXISTS) once ran into the statement timeout under load.
  */
 const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order\s+by|limit|offset|i?like|similar\s+to|between|exists|any|all)\b|\bin\s*\(\s*select\b/i;
 const statementNames = new Map<string, string>();
@@ -261,7 +260,6 @@ function pgEncoder(): PgUtils['prepareValue'] {
   return utils.prepareValue;
 }
 const encodeValue = pgEncoder();
-
 
 /** An error with PostgreSQL's code for an aborted transaction (25P02), and what caused it, if known here. */
 function transactionAborted(message: string, cause?: Error): Error {

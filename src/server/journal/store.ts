@@ -49,7 +49,8 @@ export async function appendEntries(db: Queryable, rows: readonly JournalRow[], 
   const added = new Map<string, bigint>();
   for (const row of rows) added.set(row.account_id, (added.get(row.account_id) ?? 0n) + 1n);
   const counted: string[] = [];
-  for (const [accountId, count] of [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  // No lock order to keep: the journal's exclusive lock already serializes every writer of the counts.
+  for (const [accountId, count] of added) {
     let entries: bigint;
     if (checked.has(accountId)) {
       entries = await countOf(countAdd, db, { accountId, count });
