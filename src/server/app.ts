@@ -1,10 +1,10 @@
 // Builds the Fastify app: plumbing, authentication on every route, and each domain's routes.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { DOMAINS } from './domains.js';
-import { createAuthenticator } from './http/auth.js';
+import { createAuthenticator, deferTokenCheck } from './http/auth.js';
 import { RouteIndex, answerClientError, installPlumbing, sendFrameworkError } from './http/plumbing.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { installFaultRules } from './faults/hook.js';
@@ -111,6 +111,8 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     createRateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst),
   );
 
+  // Set below (faults/hook.ts), before any route is registered.
+  let applyFaultsAgain: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   app.decorateRequest('caller', null);
   app.decorateRequest('isAdmin', false);
   app.addHook('onRoute', (route) => {
@@ -119,7 +121,14 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     const auth = route.config?.auth ?? 'bearer';
     for (const method of methods) listed.push({ method, url: route.url, auth });
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-    route.onRequest = [authenticatorFor(auth), ...existing];
+    const checkLater = route.config?.tokenCheckedInTransaction === true;
+    route.onRequest = [authenticatorFor(auth, checkLater), ...existing];
+    if (checkLater) {
+      deferTokenCheck(deps, route, (request, reply) => {
+        if (applyFaultsAgain === undefined) throw new Error('fault rules are installed before any route');
+        return applyFaultsAgain(request, reply);
+      });
+    }
   });
   routeList.set(app, listed);
   // Once closing, Fastify answers 503: no kept answer may be given instead.
@@ -130,7 +139,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
   installPlumbing(app, routes);
   // Before any route: the hooks hold for every route (children included).
   const recordDrop = options.journal === undefined ? undefined : installJournal(app, deps, options.journal);
-  installFaultRules(app, deps, recordDrop);
+  applyFaultsAgain = installFaultRules(app, deps, recordDrop);
   for (const domain of DOMAINS) domain.register(app, deps);
   registerJournalRoutes(app, deps, options.journal);
   registerFaultRoutes(app, deps, listed);

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { onPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { hasUnfannedEvents } from '../../src/server/notifications/store.js';
+import { tokenStats } from '../../src/server/oauth/api.js';
 import { httpRequest, startTestServer, type RequestOptions, type TestServer } from '../helpers/server.js';
 import { startServe } from '../reliability/support/serve-process.js';
 import { createInvoice, simpleInvoice } from './invoicing-helpers.js';
@@ -112,6 +113,72 @@ describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file
     const left = await list();
     expect(left.total_items).toBe(1);
     expect(left.items.map((item: { id: string }) => item.id)).not.toContain(second.id);
+  });
+
+  /** A capture of `authId` on B, with a request id of its own. */
+  const captureOnB = (m: Awaited<ReturnType<typeof merchant>>, authId: string, value: unknown) =>
+    m.onB('POST', `/v2/payments/authorizations/${authId}/capture`, {
+      body: { amount: { currency_code: 'USD', value }, final_capture: false },
+      headers: { 'paypal-request-id': randomUUID(), ...FULL },
+    });
+  const capturedMinor = async (authId: string) =>
+    (await a.server.db.selectFrom('authorizations').select('captured_minor').where('id', '=', authId).executeTakeFirstOrThrow()).captured_minor;
+
+  it('refuses on B a write with a token deleted on A since B last used it, committing nothing', async () => {
+    const m = await merchant();
+    const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+    const deleteTokens = () =>
+      fromAnotherConnection(
+        a,
+        { sqlite: 'DELETE FROM access_tokens WHERE account_id = ?', postgres: 'DELETE FROM access_tokens WHERE account_id = $1' },
+        [m.payer_id],
+      );
+    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
+    let before = { ...tokenStats(b.server.deps) };
+    // B has read the token: on PostgreSQL its next capture starts on B's memory of it.
+    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
+    expect(tokenStats(b.server.deps).confirmedInTransaction - before.confirmedInTransaction).toBe(onPostgres ? 1 : 0);
+    await deleteTokens();
+    // Refused before its transaction (a body the route rejects): the token is read before the answer.
+    const early = await captureOnB(m, authId, 'one dollar');
+    expect(early.status).toBe(401);
+    expect(early.body.name).toBe('AUTHENTICATION_FAILURE');
+    // A new token, known to B, deleted before B's next capture: its transaction finds it gone.
+    const token = await a.tokenFor(m.client_id, m.client_secret);
+    const onB = on(b, token);
+    const capture = (value: string) =>
+      onB('POST', `/v2/payments/authorizations/${authId}/capture`, {
+        body: { amount: { currency_code: 'USD', value }, final_capture: false },
+        headers: { 'paypal-request-id': randomUUID() },
+      });
+    expect((await capture('1.00')).status).toBe(200);
+    await deleteTokens();
+    before = { ...tokenStats(b.server.deps) };
+    const refused = await capture('1.00');
+    expect(refused.status).toBe(401);
+    expect(refused.body.name).toBe('AUTHENTICATION_FAILURE');
+    expect(tokenStats(b.server.deps).changedInTransaction - before.changedInTransaction).toBe(onPostgres ? 1 : 0);
+    expect(await capturedMinor(authId)).toBe(300n);
+  });
+
+  it("runs a write on B on the clock and fault rules A changed since B last served the merchant", async () => {
+    const m = await merchant();
+    const authId = await authorize(a, '10.00', 'USD', { token: m.token });
+    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
+    const before = { ...tokenStats(b.server.deps) };
+    expect((await m.onA('POST', '/_payctl/clock', { body: { advance_seconds: 2 * DAY_SECONDS } })).status).toBe(200);
+    const later = await captureOnB(m, authId, '1.00');
+    expect(later.status).toBe(200);
+    expect(Date.parse(later.body.create_time) - Date.now()).toBeGreaterThan(1.5 * DAY_SECONDS * 1000);
+    // On PostgreSQL B started on the old clock, found it moved before committing, and ran again.
+    expect(tokenStats(b.server.deps).changedInTransaction - before.changedInTransaction).toBe(onPostgres ? 1 : 0);
+    const rule = await m.onA('POST', '/_payctl/faults', {
+      body: { method: 'POST', path: '/v2/payments/authorizations/*/capture', times: 1, respond: { status: 503 } },
+    });
+    expect(rule.status).toBe(201);
+    expect((await captureOnB(m, authId, '1.00')).status).toBe(503);
+    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
+    expect(await capturedMinor(authId)).toBe(300n);
   });
 
   it('shows a clock moved on A to B at once: its clock, its payments reads', async () => {

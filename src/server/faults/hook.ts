@@ -25,13 +25,19 @@ function mayBeFaulted(request: FastifyRequest): boolean {
   return route !== undefined && !route.startsWith('/_payctl/');
 }
 
-export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop: DropObserver | undefined): void {
+/**
+ * Installs the preHandler; returns the same step, for a route that runs again on a caller read
+ * anew (http/auth.ts `deferTokenCheck`): the merchant may have rules by then.
+ */
+export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop: DropObserver | undefined): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   app.decorateRequest('faultId', null);
   const applyRules = applyFaultRules(deps, onDrop);
+  // A merchant known to have no rules (counted on its account, read with the token) costs no read.
+  const unfaulted = (request: FastifyRequest): boolean =>
+    !mayBeFaulted(request) || request.caller!.account?.hasFaultRules === false || keptRules(deps, request.caller!.accountId)?.length === 0;
   // Callback style, so that a merchant without rules (known to this process) costs no promise.
   app.addHook('preHandler', (request, reply, done) => {
-    // A merchant known to have no rules (counted on its account, read with the token) costs no read.
-    if (!mayBeFaulted(request) || request.caller!.account?.hasFaultRules === false || keptRules(deps, request.caller!.accountId)?.length === 0) {
+    if (unfaulted(request)) {
       done();
       return;
     }
@@ -42,6 +48,9 @@ export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop
       (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
     );
   });
+  return async (request, reply) => {
+    if (!unfaulted(request)) await applyRules(request, reply);
+  };
 }
 
 function applyFaultRules(deps: ServerDeps, onDrop: DropObserver | undefined) {

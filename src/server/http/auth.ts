@@ -2,10 +2,20 @@
 
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AccountFacts, ServerDeps } from '../core/deps.js';
-import { NOT_CACHED, cachedTokenOwner, consentedClockOffset, findTokenOwner, type TokenOwner } from '../oauth/api.js';
+import { transactionGuardEnabled } from '../db/driver.js';
+import {
+  NOT_CACHED,
+  cachedTokenOwner,
+  consentedClockOffset,
+  findTokenOwner,
+  unconfirmedTokenOwner,
+  type TokenCheck,
+  type TokenOwner,
+} from '../oauth/api.js';
 import { ServiceError, serviceError } from './errors.js';
+import { errorAnswer } from './plumbing.js';
 import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -21,6 +31,12 @@ export interface Caller {
   viaAssertion: boolean;
   /** The acting account's row as read with the token; undefined when acting through an assertion (read when needed). */
   account: AccountFacts | undefined;
+  /**
+   * Set while the caller is this process's memory of the token (PostgreSQL, a route with
+   * `tokenCheckedInTransaction`): the request's transaction reads the token again before it commits
+   * (http/idempotency.ts), or the answer waits for a lookup (`deferTokenCheck`).
+   */
+  unconfirmed?: TokenCheck;
 }
 
 declare module 'fastify' {
@@ -30,6 +46,13 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /**
+     * The route changes state only through `runMutation` (http/idempotency.ts), whose transaction
+     * reads the bearer token again before it commits: where the token cache cannot be kept current
+     * (PostgreSQL), a token this process has read before is trusted until then, saving the lookup's
+     * round trip. Without it, every request looks its token up first.
+     */
+    tokenCheckedInTransaction?: boolean;
   }
 }
 
@@ -165,11 +188,20 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
     return resolveActingAccount(deps, request, caller);
   }
 
-  function authenticateBearer(request: FastifyRequest): Caller | Promise<Caller> {
+  function authenticateBearer(request: FastifyRequest, checkLater: boolean): Caller | Promise<Caller> {
     const token = bearerOf(request);
     const known = cachedTokenOwner(deps, token);
-    if (known === NOT_CACHED) return findTokenOwner(deps, token).then((owner) => callerFor(request, owner));
-    return callerFor(request, known);
+    if (known !== NOT_CACHED) return callerFor(request, known);
+    // Not for an assertion (its consent is read now anyway), nor a merchant with fault rules (the
+    // fault hook reads them now anyway).
+    if (checkLater && boundedHeader(request, AUTH_ASSERTION_HEADERS, 10_000) === undefined) {
+      const seen = unconfirmedTokenOwner(deps, token);
+      if (seen !== undefined && !seen.owner.account.hasFaultRules) {
+        limiter.take(seen.owner.appId);
+        return { ...seen.owner, ownAccountId: seen.owner.accountId, viaAssertion: false, unconfirmed: seen.check };
+      }
+    }
+    return findTokenOwner(deps, token).then((owner) => callerFor(request, owner));
   }
 
   function isAdminRequest(request: FastifyRequest): boolean {
@@ -178,7 +210,7 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
   }
 
   /** The bearer's caller (or a promise of it); undefined when the route needs none or the admin key was given. */
-  function identify(request: FastifyRequest, mode: AuthMode): Caller | Promise<Caller> | undefined {
+  function identify(request: FastifyRequest, mode: AuthMode, checkLater: boolean): Caller | Promise<Caller> | undefined {
     request.caller = null;
     request.isAdmin = false;
     // Header limits hold on every route, before anything else is looked at.
@@ -196,15 +228,15 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
         });
       }
     }
-    return authenticateBearer(request);
+    return authenticateBearer(request, checkLater);
   }
 
   /** The hook for a route of this auth mode (decided when the route is registered, not per request). */
-  return function authenticatorFor(mode: AuthMode) {
+  return function authenticatorFor(mode: AuthMode, checkLater = false) {
     return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
       let outcome: Caller | Promise<Caller> | undefined;
       try {
-        outcome = identify(request, mode);
+        outcome = identify(request, mode, checkLater);
       } catch (error) {
         done(asError(error));
         return;
@@ -229,4 +261,74 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw authFailure('The access token is invalid or has expired.');
   return request.caller;
+}
+
+/**
+ * The request's transaction read its token again (`tokenCheckedInTransaction`) and found the token
+ * gone or expired, or its account's clock or facts changed since this process last read them: the
+ * transaction was rolled back, and the route runs again on a caller read anew (`deferTokenCheck`).
+ */
+export class CallerChanged extends Error {
+  constructor() {
+    super('the access token or its account changed since this process read them');
+  }
+}
+
+/** The request's caller as the database has it now, if it was not confirmed yet; a token no longer valid is refused. */
+async function confirmCaller(deps: ServerDeps, request: FastifyRequest): Promise<void> {
+  const caller = request.caller;
+  if (caller?.unconfirmed === undefined) return;
+  const owner = await findTokenOwner(deps, caller.unconfirmed.accessToken);
+  // Refused, the request has no caller, as if refused before it ran (the journal keeps it as such).
+  request.caller = owner === undefined ? null : { ...owner, ownAccountId: owner.accountId, viaAssertion: false };
+  if (owner === undefined) throw authFailure('The access token is invalid or has expired.');
+}
+
+/**
+ * What a route with `tokenCheckedInTransaction` needs around its handler:
+ * - a handler whose transaction found the caller changed (`CallerChanged`) runs again once, on the
+ *   caller read anew; `beforeRerun` first does what the hooks would have done for that caller (fault
+ *   rules: a merchant that had none when the token was read may have some now);
+ * - an answer given before the caller was confirmed (the request failed before its transaction)
+ *   waits for a lookup of the token: a token no longer valid gets 401 instead.
+ */
+export function deferTokenCheck(
+  deps: ServerDeps,
+  route: RouteOptions,
+  beforeRerun: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): void {
+  const handler = route.handler;
+  route.handler = async function rerunOnCallerChanged(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    try {
+      return await handler.call(this, request, reply);
+    } catch (error) {
+      if (!(error instanceof CallerChanged)) throw error;
+    }
+    await confirmCaller(deps, request);
+    await beforeRerun(request, reply);
+    if (reply.sent) return reply;
+    return handler.call(this, request, reply);
+  };
+  const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
+  const confirmBeforeAnswer = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void => {
+    const caller = request.caller;
+    if (caller?.unconfirmed === undefined) {
+      done(null, payload);
+      return;
+    }
+    const replaceWith = (error: unknown) => JSON.stringify(errorAnswer(request, reply, error instanceof ServiceError ? error : new ServiceError('INTERNAL_SERVER_ERROR')));
+    // A development check, with the transaction guard (db/driver.ts): a flagged route that succeeds
+    // without its transaction confirming the token may have committed on an unconfirmed one.
+    if (transactionGuardEnabled && reply.statusCode < 300) {
+      request.caller = { ...caller, unconfirmed: undefined };
+      request.log.error(`${request.method} ${request.routeOptions.url ?? request.url} has tokenCheckedInTransaction but succeeded without runMutation confirming its token`);
+      done(null, replaceWith(undefined));
+      return;
+    }
+    confirmCaller(deps, request).then(
+      () => done(null, payload),
+      (error: unknown) => done(null, replaceWith(error)),
+    );
+  };
+  route.onSend = [confirmBeforeAnswer, ...existing] as RouteOptions['onSend'];
 }

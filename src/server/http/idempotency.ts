@@ -7,7 +7,8 @@ import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { prepared } from '../db/prepared.js';
 import { sendAhead, writeBeforeCommit } from '../db/storage.js';
 import type { Queryable } from '../db/schema.js';
-import { callerOf } from './auth.js';
+import { sendTokenCheck } from '../oauth/api.js';
+import { CallerChanged, callerOf } from './auth.js';
 import { serviceError } from './errors.js';
 import { requestIdOf } from './headers.js';
 import { requestBaseUrl } from './links.js';
@@ -202,8 +203,36 @@ async function settleClaim(db: Queryable, claim: Claim, now: string, inserted: {
   throw new Error(`request id ${claim.requestKey}: no claim and no winner after 100 attempts`);
 }
 
+/**
+ * Runs `body` in the request's transaction; with a caller not confirmed yet (http/auth.ts
+ * `tokenCheckedInTransaction`), its token is read again ahead of the body's first statement (on
+ * PostgreSQL in the same round trip) and judged before the transaction commits, whatever the body
+ * did: a token gone or changed rolls everything back (`CallerChanged`: the route runs again).
+ */
+async function withCallerConfirmed<T>(deps: ServerDeps, request: FastifyRequest, trx: Queryable, body: () => Promise<T>): Promise<T> {
+  const caller = callerOf(request);
+  if (caller.unconfirmed === undefined) return body();
+  const verdict = await sendTokenCheck(deps, trx, caller.unconfirmed);
+  // The offset the body's clock reads take (serviceContext, first thing in it).
+  const clockOffsetMs = deps.clock.offsetMs(caller.accountId);
+  const outcome = await body().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!(await verdict(clockOffsetMs))) throw new CallerChanged();
+  request.caller = { ...caller, unconfirmed: undefined };
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
 /** The work ran before its claim's answer came, and the claim was another request's: run it again, claim first. */
 class ClaimTaken extends Error {}
+
+/**
+ * Options of a route that changes state only through `runMutation`, and answers success only from
+ * it: its token may be checked inside that transaction (http/auth.ts `tokenCheckedInTransaction`).
+ */
+export const MUTATION_ROUTE = { config: { tokenCheckedInTransaction: true } } as const;
 
 /**
  * Runs `work` in one transaction with the request-id claim and the stored answer. A retry with
@@ -236,7 +265,7 @@ async function runMutationOnce(
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
   try {
-    return await deps.storage.transaction({ name: 'request', batch: true }, async (trx) => {
+    return await deps.storage.transaction({ name: 'request', batch: true }, (trx) => withCallerConfirmed(deps, request, trx, async () => {
       const ctx = serviceContext(deps, request, trx);
       if (key === undefined) return { ...(await work(ctx)), replayed: false };
       const claim: Claim = {
@@ -266,7 +295,7 @@ async function runMutationOnce(
       const bodyText = JSON.stringify(result.body ?? null);
       await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: bodyText });
       return { ...result, replayed: false, bodyText };
-    });
+    }));
   } catch (error) {
     if (error instanceof ClaimTaken) return runMutationOnce(deps, request, options, work, true);
     throw error;

@@ -61,10 +61,16 @@ export class RouteIndex {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
+  return reply.send(errorAnswer(request, reply, error));
+}
+
+/** `error`'s status and headers set on the reply, and its body (for an answer replaced once on its way: onSend). */
+export function errorAnswer(request: FastifyRequest, reply: FastifyReply, error: ServiceError): ReturnType<typeof errorBody> {
   const debugId = newDebugId();
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status >= 500) request.log.error({ debug_id: debugId, err: error }, 'request failed');
-  return reply.code(error.status).type('application/json').send(errorBody(error, debugId));
+  reply.code(error.status).type('application/json');
+  return errorBody(error, debugId);
 }
 
 /** Maps Fastify's own failures (parsing, limits, media types) to the service's errors. */

@@ -49,5 +49,15 @@ export function createOauthApi(): OauthApi {
 export type { AccountCredentials, AccountRow };
 
 // The authenticator (http/auth.ts), shared plumbing run before any domain's route, looks callers up here.
-export { NOT_CACHED, cachedTokenOwner, findTokenOwner, type TokenOwner } from './service.js';
+export {
+  NOT_CACHED,
+  cachedTokenOwner,
+  findTokenOwner,
+  sendTokenCheck,
+  tokenStats,
+  unconfirmedTokenOwner,
+  type TokenCheck,
+  type TokenOwner,
+  type TokenStats,
+} from './service.js';
 export { consentedClockOffset } from './store.js';

@@ -3,6 +3,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import { findRow, insertRow, prepared, updateRows, type ArgFn } from '../db/prepared.js';
 import type { Database, Queryable } from '../db/schema.js';
+import { sendAhead } from '../db/storage.js';
 
 export type AccountRow = Selectable<Database['accounts']>;
 
@@ -120,6 +121,11 @@ const tokenWithApp = prepared((db, arg: ArgFn<{ tokenHash: string }>) =>
  */
 export function findTokenWithApp(db: Queryable, tokenHash: string) {
   return tokenWithApp.first(db, { tokenHash });
+}
+
+/** The same lookup sent ahead in a transaction (db/storage.ts `sendAhead`): on PostgreSQL no round trip of its own. */
+export function sendTokenWithApp(db: Queryable, tokenHash: string) {
+  return sendAhead(db, tokenWithApp, { tokenHash });
 }
 
 export async function deleteExpiredTokens(db: Queryable, accountId: string, before: string): Promise<void> {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { serviceError } from '../http/errors.js';
 import { requestIdOf } from '../http/headers.js';
-import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { requestBaseUrl } from '../http/links.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
@@ -50,7 +50,7 @@ const pageFormSchema = z.object({ token: z.string().min(1).max(36) });
 export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): void {
   deps.hooks.onAccountReset.push(deleteOrders);
 
-  app.post('/v2/checkout/orders', async (request, reply) => {
+  app.post('/v2/checkout/orders', MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const body = parseBody(createOrderSchema, request.body);
     if (body.payment_source && requestIdOf(request) === undefined) {
@@ -68,14 +68,14 @@ export function registerOrdersRoutes(app: FastifyInstance, deps: ServerDeps): vo
     return orders.getOrder(serviceContext(deps, request), id);
   });
 
-  app.post(`${ORDER}/authorize`, async (request, reply) => {
+  app.post(`${ORDER}/authorize`, MUTATION_ROUTE, async (request, reply) => {
     const pendingReview = applyMock(request, ['PENDING_REVIEW']) !== undefined;
     const { id } = parsePath(orderParamsSchema, request.params);
     const body = parseBody(orderActionSchema, request.body);
     return mutate(deps, request, reply, 'orders.authorize', 201, (ctx) => orders.authorizeOrder(ctx, id, body, { pendingReview }));
   });
 
-  app.post(`${ORDER}/capture`, async (request, reply) => {
+  app.post(`${ORDER}/capture`, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { id } = parsePath(orderParamsSchema, request.params);
     const body = parseBody(orderActionSchema, request.body);
@@ -107,13 +107,13 @@ async function update(deps: ServerDeps, request: FastifyRequest, reply: FastifyR
 
 /** PATCH of an order, the payer's confirmation of a payment source, and shipment tracking. */
 function registerUpdateRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  app.patch(ORDER, async (request, reply) => {
+  app.patch(ORDER, MUTATION_ROUTE, async (request, reply) => {
     const { id } = parsePath(orderParamsSchema, request.params);
     const operations = parseBody(patchRequestSchema, request.body);
     return update(deps, request, reply, 'orders.patch', (ctx) => orders.patchOrder(ctx, id, operations));
   });
 
-  app.post(`${ORDER}/confirm-payment-source`, async (request, reply) => {
+  app.post(`${ORDER}/confirm-payment-source`, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { id } = parsePath(orderParamsSchema, request.params);
     const body = parseBody(confirmOrderSchema, request.body);
@@ -121,7 +121,7 @@ function registerUpdateRoutes(app: FastifyInstance, deps: ServerDeps): void {
     return mutate(deps, request, reply, 'orders.confirm', 200, (ctx) => orders.confirmOrder(ctx, id, body));
   });
 
-  app.post(`${ORDER}/track`, async (request, reply) => {
+  app.post(`${ORDER}/track`, MUTATION_ROUTE, async (request, reply) => {
     const { id } = parsePath(orderParamsSchema, request.params);
     const body = parseBody(trackerRequestSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'orders.track', retentionSeconds: RETENTION_SECONDS.orders }, async (ctx) => {
@@ -131,7 +131,7 @@ function registerUpdateRoutes(app: FastifyInstance, deps: ServerDeps): void {
     return sendResult(reply, { ...result, status: result.replayed ? 200 : result.status });
   });
 
-  app.patch(`${ORDER}/trackers/:tracker_id`, async (request, reply) => {
+  app.patch(`${ORDER}/trackers/:tracker_id`, MUTATION_ROUTE, async (request, reply) => {
     const { id, tracker_id: trackerId } = parsePath(trackerParamsSchema, request.params);
     const operations = parseBody(patchRequestSchema, request.body);
     return update(deps, request, reply, 'orders.trackers.patch', (ctx) => patchTracker(ctx, id, trackerId, operations));

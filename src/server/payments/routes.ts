@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { isoSeconds } from '../core/clock.js';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { callerOf } from '../http/auth.js';
-import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath } from '../http/validation.js';
 import { applyMock } from '../http/mock-response.js';
@@ -42,7 +42,7 @@ interface PaymentAction<S extends z.ZodType> {
 
 /** A POST on one payment resource (`:id` in the path): one service call in the request's transaction. */
 function postOnPayment<S extends z.ZodType>(app: FastifyInstance, deps: ServerDeps, path: string, action: PaymentAction<S>): void {
-  app.post(path, async (request, reply) => {
+  app.post(path, MUTATION_ROUTE, async (request, reply) => {
     const mocked = action.control ? undefined : applyMock(request, action.mockOutcomes);
     const { id } = parsePath(idParamsSchema, request.params);
     const body = action.body ? parseBody(action.body, request.body) : undefined;
