@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { notFound, serviceError } from '../http/errors.js';
-import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { link } from '../http/links.js';
 import { returnPreference } from '../http/prefer.js';
 import { parseBody } from '../http/validation.js';
@@ -42,7 +42,7 @@ interface ActionRoute<S extends z.ZodType> {
 
 function registerAction<S extends z.ZodType>(scope: FastifyInstance, deps: ServerDeps, route: ActionRoute<S>): void {
   const onRequest = route.simulate ? [simulation(route.simulate, idOf)] : [];
-  scope.post(`/v1/customer/disputes/:id/${route.action}`, { onRequest }, async (request, reply) => {
+  scope.post(`/v1/customer/disputes/:id/${route.action}`, { ...MUTATION_ROUTE, onRequest }, async (request, reply) => {
     const id = idOf(request);
     // An unknown dispute is answered as such whatever the body holds.
     await loadDispute(serviceContext(deps, request), id);
@@ -99,7 +99,7 @@ function registerPublicRoutes(scope: FastifyInstance, deps: ServerDeps): void {
     files: true,
     run: service.provideSupportingInfo,
   });
-  scope.patch('/v1/customer/disputes/:id', async (request, reply) => {
+  scope.patch('/v1/customer/disputes/:id', MUTATION_ROUTE, async (request, reply) => {
     const id = idOf(request);
     await loadDispute(serviceContext(deps, request), id);
     const operations = parseBody(schema.disputePatchSchema, request.body);

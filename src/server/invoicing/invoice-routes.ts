@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery, queryInteger } from '../http/validation.js';
 import * as actions from './actions.js';
@@ -46,7 +46,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     return reply.type(JSON_TYPE).send(page.json);
   });
 
-  app.post(base, async (request, reply) => {
+  app.post(base, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const input = parseBody(invoiceSchema, request.body);
     const preference = returnPreference(request, 'representation');
@@ -60,7 +60,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     return invoices.getInvoice(serviceContext(deps, request), id);
   });
 
-  app.put(one, async (request, reply) => {
+  app.put(one, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const query = parseQuery(updateQuerySchema, request.query);
@@ -73,13 +73,13 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     });
   });
 
-  app.delete(one, async (request, reply) => {
+  app.delete(one, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     return answerChange(deps, request, reply, 'invoicing.invoices.delete', (ctx) => invoices.deleteInvoice(ctx, id));
   });
 
-  app.post(`${one}/send`, async (request, reply) => {
+  app.post(`${one}/send`, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
     const notification = parseBody(notificationSchema, request.body);
@@ -91,7 +91,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     ['remind', actions.remindInvoice],
     ['cancel', actions.cancelInvoice],
   ] as const) {
-    app.post(`${one}/${verb}`, async (request, reply) => {
+    app.post(`${one}/${verb}`, MUTATION_ROUTE, async (request, reply) => {
       applyMock(request);
       const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
       const notification = parseBody(notificationSchema, request.body);
@@ -106,13 +106,13 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     record: (ctx: ServiceContext, id: string, input: z.output<S>) => Promise<object>,
     remove: (ctx: ServiceContext, id: string, transactionId: string) => Promise<void>,
   ) => {
-    app.post(`${one}/${kind}`, async (request, reply) => {
+    app.post(`${one}/${kind}`, MUTATION_ROUTE, async (request, reply) => {
       applyMock(request);
       const { invoice_id: id } = parsePath(invoiceIdParams, request.params);
       const input = parseBody(schema, request.body);
       return answerChange(deps, request, reply, `invoicing.invoices.${kind}`, (ctx) => record(ctx, id, input));
     });
-    app.delete(`${one}/${kind}/:transaction_id`, async (request, reply) => {
+    app.delete(`${one}/${kind}/:transaction_id`, MUTATION_ROUTE, async (request, reply) => {
       applyMock(request);
       const params = parsePath(transactionParams, request.params);
       return answerChange(deps, request, reply, `invoicing.invoices.${kind}-delete`, (ctx) => remove(ctx, params.invoice_id, params.transaction_id));
@@ -132,7 +132,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: ServerDeps): v
     return reply.type('image/png').send(png);
   });
 
-  app.post('/v2/invoicing/generate-next-invoice-number', async (request, reply) => {
+  app.post('/v2/invoicing/generate-next-invoice-number', MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     return answerChange(deps, request, reply, 'invoicing.generate-next-invoice-number', (ctx) => invoices.generateNextNumber(ctx));
   });

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, ServiceContext } from '../core/deps.js';
-import { serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, serviceContext } from '../http/idempotency.js';
 import { returnPreference, shapeForPreference } from '../http/prefer.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { applyMock } from '../http/mock-response.js';
@@ -19,7 +19,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
     return templates.listTemplates(serviceContext(deps, request), query);
   });
 
-  app.post(base, async (request, reply) => {
+  app.post(base, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const input = parseBody(templateSchema, request.body);
     const preference = returnPreference(request, 'representation');
@@ -34,7 +34,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
   });
 
   // The spec's "fully update a template": 200, the whole template only with return=representation.
-  app.put(`${base}/:template_id`, async (request, reply) => {
+  app.put(`${base}/:template_id`, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
     const input = parseBody(templateSchema, request.body);
@@ -43,7 +43,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: ServerDeps): 
     return answerChange(deps, request, reply, 'invoicing.templates.replace', replace);
   });
 
-  app.delete(`${base}/:template_id`, async (request, reply) => {
+  app.delete(`${base}/:template_id`, MUTATION_ROUTE, async (request, reply) => {
     applyMock(request);
     const { template_id: id } = parsePath(templateIdParams, request.params);
     return answerChange(deps, request, reply, 'invoicing.templates.delete', (ctx) => templates.deleteTemplate(ctx, id));

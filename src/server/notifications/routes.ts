@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
 import { callerOf } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
-import { runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { Dispatcher } from './dispatcher.js';
 import { EVENT_TYPES } from './event-types.js';
@@ -36,7 +36,7 @@ const EVENTS = '/v1/notifications/webhooks-events';
 const LOOKUPS = '/v1/notifications/webhooks-lookup';
 
 function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, dispatcher: Dispatcher): void {
-  app.post(WEBHOOKS, async (request, reply) => {
+  app.post(WEBHOOKS, MUTATION_ROUTE, async (request, reply) => {
     const body = parseBody(createWebhookSchema, request.body);
     const appId = callerOf(request).appId;
     const result = await runMutation(deps, request, { operation: 'notifications.webhooks.create' }, async (ctx) => ({
@@ -62,7 +62,7 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, disp
     return subscriptions.webhookEventTypes(serviceContext(deps, request), webhook_id);
   });
 
-  app.patch(`${WEBHOOKS}/:webhook_id`, async (request, reply) => {
+  app.patch(`${WEBHOOKS}/:webhook_id`, MUTATION_ROUTE, async (request, reply) => {
     const { webhook_id } = parsePath(webhookPathSchema, request.params);
     const operations = parseBody(patchSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'notifications.webhooks.update' }, async (ctx) => ({
@@ -72,7 +72,7 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, disp
     return sendResult(reply, result);
   });
 
-  app.delete(`${WEBHOOKS}/:webhook_id`, async (request, reply) => {
+  app.delete(`${WEBHOOKS}/:webhook_id`, MUTATION_ROUTE, async (request, reply) => {
     const { webhook_id } = parsePath(webhookPathSchema, request.params);
     const result = await runMutation(deps, request, { operation: 'notifications.webhooks.delete' }, async (ctx) => {
       await subscriptions.deleteWebhook(ctx, webhook_id);
@@ -88,7 +88,7 @@ function registerSubscriptionRoutes(app: FastifyInstance, deps: ServerDeps, disp
 }
 
 function registerLookupRoutes(app: FastifyInstance, deps: ServerDeps): void {
-  app.post(LOOKUPS, async (request, reply) => {
+  app.post(LOOKUPS, MUTATION_ROUTE, async (request, reply) => {
     parseBody(createLookupSchema, request.body);
     const caller = callerOf(request);
     const result = await runMutation(deps, request, { operation: 'notifications.lookups.create' }, async (ctx) => ({
@@ -105,7 +105,7 @@ function registerLookupRoutes(app: FastifyInstance, deps: ServerDeps): void {
     return lookups.getLookup(serviceContext(deps, request), id);
   });
 
-  app.delete(`${LOOKUPS}/:webhook_lookup_id`, async (request, reply) => {
+  app.delete(`${LOOKUPS}/:webhook_lookup_id`, MUTATION_ROUTE, async (request, reply) => {
     const { webhook_lookup_id: id } = parsePath(lookupPathSchema, request.params);
     const result = await runMutation(deps, request, { operation: 'notifications.lookups.delete' }, async (ctx) => {
       await lookups.deleteLookup(ctx, id);
@@ -126,7 +126,7 @@ function registerHistoryRoutes(app: FastifyInstance, deps: ServerDeps): void {
     return history.getEvent(serviceContext(deps, request), event_id);
   });
 
-  app.post(`${EVENTS}/:event_id/resend`, async (request, reply) => {
+  app.post(`${EVENTS}/:event_id/resend`, MUTATION_ROUTE, async (request, reply) => {
     const { event_id } = parsePath(eventPathSchema, request.params);
     const body = parseBody(resendSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'notifications.events.resend' }, async (ctx) => ({
@@ -136,7 +136,7 @@ function registerHistoryRoutes(app: FastifyInstance, deps: ServerDeps): void {
     return sendResult(reply, result);
   });
 
-  app.post('/v1/notifications/simulate-event', async (request, reply) => {
+  app.post('/v1/notifications/simulate-event', MUTATION_ROUTE, async (request, reply) => {
     const body = parseBody(simulateSchema, request.body);
     const result = await runMutation(deps, request, { operation: 'notifications.simulate' }, async (ctx) => ({
       status: 202,

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../core/deps.js';
-import { RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
+import { MUTATION_ROUTE, RETENTION_SECONDS, runMutation, sendResult, serviceContext } from '../http/idempotency.js';
 import { parseBody, parsePath, parseQuery } from '../http/validation.js';
 import { balancesView, topUpBalance } from './balances.js';
 import { claimItemsForNewAccount, processPayoutBatches, returnExpiredUnclaimedItems } from './processing.js';
@@ -39,7 +39,7 @@ export function registerPayoutsRoutes(app: FastifyInstance, deps: ServerDeps): v
 
   const operation = (name: string) => ({ operation: name, retentionSeconds: RETENTION_SECONDS.payouts });
 
-  app.post('/v1/payments/payouts', { bodyLimit: CREATE_BODY_LIMIT, onSend: withInformationLink }, async (request, reply) => {
+  app.post('/v1/payments/payouts', { ...MUTATION_ROUTE, bodyLimit: CREATE_BODY_LIMIT, onSend: withInformationLink }, async (request, reply) => {
     const body = parseCreatePayout(request.body);
     const result = await runMutation(deps, request, operation('payouts.create'), (ctx) => createPayoutBatch(ctx, body));
     return sendResult(reply, result);
@@ -56,7 +56,7 @@ export function registerPayoutsRoutes(app: FastifyInstance, deps: ServerDeps): v
     return getPayoutItem(serviceContext(deps, request), itemId);
   });
 
-  app.post('/v1/payments/payouts-item/:payout_item_id/cancel', { onSend: withInformationLink }, async (request, reply) => {
+  app.post('/v1/payments/payouts-item/:payout_item_id/cancel', { ...MUTATION_ROUTE, onSend: withInformationLink }, async (request, reply) => {
     const { payout_item_id: itemId } = parsePath(itemPathSchema, request.params);
     const result = await runMutation(deps, request, operation('payouts.items.cancel'), (ctx) => cancelPayoutItem(ctx, itemId));
     return sendResult(reply, result);
