@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { DOMAINS } from './domains.js';
-import { createAuthenticator, deferTokenCheck } from './http/auth.js';
+import { createAuthenticator } from './http/auth.js';
+import { installTokenChecks } from './http/token-check.js';
 import { RouteIndex, answerClientError, installPlumbing, sendFrameworkError } from './http/plumbing.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { installFaultRules } from './faults/hook.js';
@@ -111,6 +112,8 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     createRateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst),
   );
 
+  // Before the journal's hooks (installTokenChecks); both before any route.
+  const checkTokenLater = installTokenChecks(app, deps);
   // Set below (faults/hook.ts), before any route is registered.
   let applyFaultsAgain: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   app.decorateRequest('caller', null);
@@ -121,10 +124,10 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     const auth = route.config?.auth ?? 'bearer';
     for (const method of methods) listed.push({ method, url: route.url, auth });
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-    const checkLater = route.config?.tokenCheckedInTransaction === true;
+    const checkLater = checkTokenLater !== undefined && route.config?.tokenCheckedInTransaction === true;
     route.onRequest = [authenticatorFor(auth, checkLater), ...existing];
     if (checkLater) {
-      deferTokenCheck(deps, route, (request, reply) => {
+      checkTokenLater(route, (request, reply) => {
         if (applyFaultsAgain === undefined) throw new Error('fault rules are installed before any route');
         return applyFaultsAgain(request, reply);
       });

@@ -23,7 +23,8 @@ import { createDomainApis } from './domains.js';
 import { purgeExpiredRequestIds } from './http/idempotency.js';
 import { linkBaseFor, parsePublicUrl } from './http/link-origins.js';
 import { ReadCache } from './http/read-cache.js';
-import { NOT_CACHED, cachedTokenOwner, loadClockOffsets, type AccountCredentials } from './oauth/service.js';
+import { loadClockOffsets, type AccountCredentials } from './oauth/service.js';
+import { NOT_CACHED, cachedTokenOwner } from './oauth/token-owners.js';
 import { keptAnswerEntry } from './journal/hooks.js';
 import { RequestJournal } from './journal/recorder.js';
 

@@ -124,44 +124,63 @@ describe(`two servers on one ${onPostgres ? 'PostgreSQL database' : 'SQLite file
   const capturedMinor = async (authId: string) =>
     (await a.server.db.selectFrom('authorizations').select('captured_minor').where('id', '=', authId).executeTakeFirstOrThrow()).captured_minor;
 
-  it('refuses on B a write with a token deleted on A since B last used it, committing nothing', async () => {
+  it('refuses on a server a write with a token deleted on A since that server last used it, committing nothing', async () => {
     const m = await merchant();
     const authId = await authorize(a, '10.00', 'USD', { token: m.token });
-    const deleteTokens = () =>
-      fromAnotherConnection(
-        a,
-        { sqlite: 'DELETE FROM access_tokens WHERE account_id = ?', postgres: 'DELETE FROM access_tokens WHERE account_id = $1' },
-        [m.payer_id],
+    // A server of its own, with the request journal on: the refusal's entry is checked below.
+    const c = await startTestServer({ ...sameDatabase(a), journalSize: 100, journalFlushMs: 10 });
+    try {
+      const deleteTokens = () =>
+        fromAnotherConnection(
+          a,
+          { sqlite: 'DELETE FROM access_tokens WHERE account_id = ?', postgres: 'DELETE FROM access_tokens WHERE account_id = $1' },
+          [m.payer_id],
+        );
+      const captureOnC = (token: string, value: string, requestId: string = randomUUID()) =>
+        on(c, token)('POST', `/v2/payments/authorizations/${authId}/capture`, {
+          body: { amount: { currency_code: 'USD', value }, final_capture: false },
+          headers: { 'paypal-request-id': requestId },
+        });
+      expect((await captureOnC(m.token, '1.00')).status).toBe(200);
+      let before = { ...tokenStats(c.server.deps) };
+      // C has read the token: on PostgreSQL its next capture starts on C's memory of it.
+      expect((await captureOnC(m.token, '1.00')).status).toBe(200);
+      expect(tokenStats(c.server.deps).confirmedInTransaction - before.confirmedInTransaction).toBe(onPostgres ? 1 : 0);
+      await deleteTokens();
+      // Refused before its transaction (a body the route rejects): the token is read before the answer.
+      const earlyId = randomUUID();
+      const early = await captureOnC(m.token, 'one dollar', earlyId);
+      expect(early.status).toBe(401);
+      expect(early.body.name).toBe('AUTHENTICATION_FAILURE');
+      // The journal keeps the answer sent, not the one it replaced.
+      let journaled: any;
+      await waitFor(
+        async () => {
+          const listed = await httpRequest<any>(`${c.url}/_payctl/requests?request_id=${earlyId}`, 'GET', { token: c.adminKey });
+          journaled = listed.body.items?.[0];
+          return journaled !== undefined;
+        },
+        { timeoutMs: 10_000, what: "the refused capture's journal entry" },
       );
-    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
-    let before = { ...tokenStats(b.server.deps) };
-    // B has read the token: on PostgreSQL its next capture starts on B's memory of it.
-    expect((await captureOnB(m, authId, '1.00')).status).toBe(200);
-    expect(tokenStats(b.server.deps).confirmedInTransaction - before.confirmedInTransaction).toBe(onPostgres ? 1 : 0);
-    await deleteTokens();
-    // Refused before its transaction (a body the route rejects): the token is read before the answer.
-    const early = await captureOnB(m, authId, 'one dollar');
-    expect(early.status).toBe(401);
-    expect(early.body.name).toBe('AUTHENTICATION_FAILURE');
-    // A new token, known to B, deleted before B's next capture: its transaction finds it gone.
-    const token = await a.tokenFor(m.client_id, m.client_secret);
-    const onB = on(b, token);
-    const capture = (value: string) =>
-      onB('POST', `/v2/payments/authorizations/${authId}/capture`, {
-        body: { amount: { currency_code: 'USD', value }, final_capture: false },
-        headers: { 'paypal-request-id': randomUUID() },
-      });
-    expect((await capture('1.00')).status).toBe(200);
-    await deleteTokens();
-    before = { ...tokenStats(b.server.deps) };
-    const refused = await capture('1.00');
-    expect(refused.status).toBe(401);
-    expect(refused.body.name).toBe('AUTHENTICATION_FAILURE');
-    expect(tokenStats(b.server.deps).changedInTransaction - before.changedInTransaction).toBe(onPostgres ? 1 : 0);
-    expect(await capturedMinor(authId)).toBe(300n);
+      expect(journaled.status).toBe(401);
+      const detail = await httpRequest<any>(`${c.url}/_payctl/requests/${journaled.id}`, 'GET', { token: c.adminKey });
+      expect(detail.body.response_body.name).toBe('AUTHENTICATION_FAILURE');
+      // A new token, known to C, deleted before C's next capture: its transaction finds it gone.
+      const token = await a.tokenFor(m.client_id, m.client_secret);
+      expect((await captureOnC(token, '1.00')).status).toBe(200);
+      await deleteTokens();
+      before = { ...tokenStats(c.server.deps) };
+      const refused = await captureOnC(token, '1.00');
+      expect(refused.status).toBe(401);
+      expect(refused.body.name).toBe('AUTHENTICATION_FAILURE');
+      expect(tokenStats(c.server.deps).changedInTransaction - before.changedInTransaction).toBe(onPostgres ? 1 : 0);
+      expect(await capturedMinor(authId)).toBe(300n);
+    } finally {
+      await c.close();
+    }
   });
 
-  it("runs a write on B on the clock and fault rules A changed since B last served the merchant", async () => {
+  it('runs a write on B on the clock and fault rules A changed since B last served the merchant', async () => {
     const m = await merchant();
     const authId = await authorize(a, '10.00', 'USD', { token: m.token });
     expect((await captureOnB(m, authId, '1.00')).status).toBe(200);

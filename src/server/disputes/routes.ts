@@ -42,7 +42,8 @@ interface ActionRoute<S extends z.ZodType> {
 
 function registerAction<S extends z.ZodType>(scope: FastifyInstance, deps: ServerDeps, route: ActionRoute<S>): void {
   const onRequest = route.simulate ? [simulation(route.simulate, idOf)] : [];
-  scope.post(`/v1/customer/disputes/:id/${route.action}`, { ...MUTATION_ROUTE, onRequest }, async (request, reply) => {
+  // Not MUTATION_ROUTE: the handler reads its multipart body from the request stream, once.
+  scope.post(`/v1/customer/disputes/:id/${route.action}`, { onRequest }, async (request, reply) => {
     const id = idOf(request);
     // An unknown dispute is answered as such whatever the body holds.
     await loadDispute(serviceContext(deps, request), id);

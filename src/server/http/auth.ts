@@ -2,9 +2,8 @@
 
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountFacts, ServerDeps } from '../core/deps.js';
-import { transactionGuardEnabled } from '../db/driver.js';
 import {
   NOT_CACHED,
   cachedTokenOwner,
@@ -15,7 +14,6 @@ import {
   type TokenOwner,
 } from '../oauth/api.js';
 import { ServiceError, serviceError } from './errors.js';
-import { errorAnswer } from './plumbing.js';
 import { AUTH_ASSERTION_HEADERS, REQUEST_ID_HEADERS, boundedHeader } from './headers.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -56,7 +54,7 @@ declare module 'fastify' {
   }
 }
 
-const authFailure = (description: string): ServiceError =>
+export const authFailure = (description: string): ServiceError =>
   serviceError('AUTHENTICATION_FAILURE', 'INVALID_ACCESS_TOKEN', description, { field: 'Authorization', location: 'header' });
 
 function bearerOf(request: FastifyRequest): string {
@@ -119,6 +117,9 @@ export function parseAuthAssertion(token: string): AssertionClaims {
   }
   return { iss: claims.iss, payer_id: claims.payer_id };
 }
+
+/** A token's owner calling for its own account. */
+export const ownCaller = (owner: TokenOwner): Caller => ({ ...owner, ownAccountId: owner.accountId, viaAssertion: false });
 
 /** The dispute operations answer a failed permission check with AUTHORIZATION_ERROR (spec 5.5). */
 const permissionErrorFor = (request: FastifyRequest): 'AUTHORIZATION_ERROR' | 'NOT_AUTHORIZED' =>
@@ -184,8 +185,7 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
   function callerFor(request: FastifyRequest, owner: TokenOwner | undefined): Caller | Promise<Caller> {
     if (!owner) throw authFailure('The access token is invalid or has expired.');
     limiter.take(owner.appId);
-    const caller: Caller = { ...owner, ownAccountId: owner.accountId, viaAssertion: false };
-    return resolveActingAccount(deps, request, caller);
+    return resolveActingAccount(deps, request, ownCaller(owner));
   }
 
   function authenticateBearer(request: FastifyRequest, checkLater: boolean): Caller | Promise<Caller> {
@@ -198,7 +198,7 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
       const seen = unconfirmedTokenOwner(deps, token);
       if (seen !== undefined && !seen.owner.account.hasFaultRules) {
         limiter.take(seen.owner.appId);
-        return { ...seen.owner, ownAccountId: seen.owner.accountId, viaAssertion: false, unconfirmed: seen.check };
+        return { ...ownCaller(seen.owner), unconfirmed: seen.check };
       }
     }
     return findTokenOwner(deps, token).then((owner) => callerFor(request, owner));
@@ -261,74 +261,4 @@ export function createAuthenticator(deps: ServerDeps, adminKey: () => string, li
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw authFailure('The access token is invalid or has expired.');
   return request.caller;
-}
-
-/**
- * The request's transaction read its token again (`tokenCheckedInTransaction`) and found the token
- * gone or expired, or its account's clock or facts changed since this process last read them: the
- * transaction was rolled back, and the route runs again on a caller read anew (`deferTokenCheck`).
- */
-export class CallerChanged extends Error {
-  constructor() {
-    super('the access token or its account changed since this process read them');
-  }
-}
-
-/** The request's caller as the database has it now, if it was not confirmed yet; a token no longer valid is refused. */
-async function confirmCaller(deps: ServerDeps, request: FastifyRequest): Promise<void> {
-  const caller = request.caller;
-  if (caller?.unconfirmed === undefined) return;
-  const owner = await findTokenOwner(deps, caller.unconfirmed.accessToken);
-  // Refused, the request has no caller, as if refused before it ran (the journal keeps it as such).
-  request.caller = owner === undefined ? null : { ...owner, ownAccountId: owner.accountId, viaAssertion: false };
-  if (owner === undefined) throw authFailure('The access token is invalid or has expired.');
-}
-
-/**
- * What a route with `tokenCheckedInTransaction` needs around its handler:
- * - a handler whose transaction found the caller changed (`CallerChanged`) runs again once, on the
- *   caller read anew; `beforeRerun` first does what the hooks would have done for that caller (fault
- *   rules: a merchant that had none when the token was read may have some now);
- * - an answer given before the caller was confirmed (the request failed before its transaction)
- *   waits for a lookup of the token: a token no longer valid gets 401 instead.
- */
-export function deferTokenCheck(
-  deps: ServerDeps,
-  route: RouteOptions,
-  beforeRerun: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
-): void {
-  const handler = route.handler;
-  route.handler = async function rerunOnCallerChanged(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    try {
-      return await handler.call(this, request, reply);
-    } catch (error) {
-      if (!(error instanceof CallerChanged)) throw error;
-    }
-    await confirmCaller(deps, request);
-    await beforeRerun(request, reply);
-    if (reply.sent) return reply;
-    return handler.call(this, request, reply);
-  };
-  const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
-  const confirmBeforeAnswer = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void => {
-    const caller = request.caller;
-    if (caller?.unconfirmed === undefined) {
-      done(null, payload);
-      return;
-    }
-    const replaceWith = (error: unknown) => JSON.stringify(errorAnswer(request, reply, error instanceof ServiceError ? error : new ServiceError('INTERNAL_SERVER_ERROR')));
-    // A development check, with the transaction guard (db/driver.ts): a flagged route that succeeds
-    // without its transaction confirming the token may have committed on an unconfirmed one.
-    if (transactionGuardEnabled && reply.statusCode < 300) {
-      request.caller = { ...caller, unconfirmed: undefined };
-      request.log.error(`${request.method} ${request.routeOptions.url ?? request.url} has tokenCheckedInTransaction but succeeded without runMutation confirming its token`);
-      done(null, replaceWith(undefined));
-      return;
-    }
-    confirmCaller(deps, request).then(
-      () => done(null, payload),
-      (error: unknown) => done(null, replaceWith(error)),
-    );
-  };
-  route.onSend = [confirmBeforeAnswer, ...existing] as RouteOptions['onSend'];
 }

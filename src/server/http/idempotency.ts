@@ -7,8 +7,9 @@ import type { ServerDeps, ServiceContext } from '../core/deps.js';
 import { prepared } from '../db/prepared.js';
 import { sendAhead, writeBeforeCommit } from '../db/storage.js';
 import type { Queryable } from '../db/schema.js';
-import { sendTokenCheck } from '../oauth/api.js';
-import { CallerChanged, callerOf } from './auth.js';
+import { sendTokenCheck, type TokenCheck } from '../oauth/api.js';
+import { callerOf } from './auth.js';
+import { CallerChanged } from './token-check.js';
 import { serviceError } from './errors.js';
 import { requestIdOf } from './headers.js';
 import { requestBaseUrl } from './links.js';
@@ -203,24 +204,41 @@ async function settleClaim(db: Queryable, claim: Claim, now: string, inserted: {
   throw new Error(`request id ${claim.requestKey}: no claim and no winner after 100 attempts`);
 }
 
-/**
- * Runs `body` in the request's transaction; with a caller not confirmed yet (http/auth.ts
- * `tokenCheckedInTransaction`), its token is read again ahead of the body's first statement (on
- * PostgreSQL in the same round trip) and judged before the transaction commits, whatever the body
- * did: a token gone or changed rolls everything back (`CallerChanged`: the route runs again).
- */
-async function withCallerConfirmed<T>(deps: ServerDeps, request: FastifyRequest, trx: Queryable, body: () => Promise<T>): Promise<T> {
-  const caller = callerOf(request);
-  if (caller.unconfirmed === undefined) return body();
-  const verdict = await sendTokenCheck(deps, trx, caller.unconfirmed);
-  // The offset the body's clock reads take (serviceContext, first thing in it).
-  const clockOffsetMs = deps.clock.offsetMs(caller.accountId);
-  const outcome = await body().then(
+/** A promise's value or error, as a value: the work's outcome is held while another answer is read. */
+const outcomeOf = <T>(running: Promise<T>): Promise<{ value: T } | { error: unknown }> =>
+  running.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!(await verdict(clockOffsetMs))) throw new CallerChanged();
-  request.caller = { ...caller, unconfirmed: undefined };
+
+/** The check of a caller not confirmed yet (http/auth.ts `tokenCheckedInTransaction`), over the attempts of its transaction. */
+interface PendingCheck {
+  readonly check: TokenCheck;
+  /** Whether the last attempt found the token as remembered. */
+  passed: boolean;
+}
+
+/**
+ * Runs `body` on the request's service context in `trx`. With a pending check the token is read
+ * again ahead of the body's first statement (on PostgreSQL in the same round trip), in every
+ * attempt, and judged before the attempt commits, whatever the body did: a token gone or changed,
+ * or a clock other than the one the context was made on, rolls everything back (`CallerChanged`:
+ * the route runs again on the caller read anew).
+ */
+async function inCheckedTransaction<T>(
+  deps: ServerDeps,
+  request: FastifyRequest,
+  trx: Queryable,
+  pending: PendingCheck | undefined,
+  body: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  if (pending === undefined) return body(serviceContext(deps, request, trx));
+  const verdict = await sendTokenCheck(deps, trx, pending.check);
+  const ctx = serviceContext(deps, request, trx);
+  const clockOffsetMs = deps.clock.offsetMs(ctx.accountId);
+  const outcome = await outcomeOf(body(ctx));
+  pending.passed = await verdict(clockOffsetMs);
+  if (!pending.passed) throw new CallerChanged();
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }
@@ -231,6 +249,8 @@ class ClaimTaken extends Error {}
 /**
  * Options of a route that changes state only through `runMutation`, and answers success only from
  * it: its token may be checked inside that transaction (http/auth.ts `tokenCheckedInTransaction`).
+ * Its handler may run twice (http/token-check.ts): what it does before `runMutation` must be safe to
+ * repeat (a body parsed by Fastify is; a multipart stream read by the handler is not).
  */
 export const MUTATION_ROUTE = { config: { tokenCheckedInTransaction: true } } as const;
 
@@ -264,9 +284,10 @@ async function runMutationOnce(
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
   const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
+  const unconfirmed = callerOf(request).unconfirmed;
+  const pending: PendingCheck | undefined = unconfirmed === undefined ? undefined : { check: unconfirmed, passed: false };
   try {
-    return await deps.storage.transaction({ name: 'request', batch: true }, (trx) => withCallerConfirmed(deps, request, trx, async () => {
-      const ctx = serviceContext(deps, request, trx);
+    const result = await deps.storage.transaction({ name: 'request', batch: true }, (trx) => inCheckedTransaction(deps, request, trx, pending, async (ctx) => {
       if (key === undefined) return { ...(await work(ctx)), replayed: false };
       const claim: Claim = {
         accountId: ctx.accountId,
@@ -283,10 +304,7 @@ async function runMutationOnce(
         if (stored) return { ...stored, replayed: true };
         result = await work(ctx);
       } else {
-        const outcome = await work(ctx).then(
-          (value) => ({ value }),
-          (error: unknown) => ({ error }),
-        );
+        const outcome = await outcomeOf(work(ctx));
         if ((await sent.answer()).rows.length === 0) throw new ClaimTaken();
         if ('error' in outcome) throw outcome.error;
         result = outcome.value;
@@ -296,10 +314,20 @@ async function runMutationOnce(
       await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: bodyText });
       return { ...result, replayed: false, bodyText };
     }));
+    confirmed(request, pending);
+    return result;
   } catch (error) {
+    // Run again, with the check sent again: nothing of this attempt committed.
     if (error instanceof ClaimTaken) return runMutationOnce(deps, request, options, work, true);
+    // Failed for a reason of its own after the token was found as remembered: the error is answered as such.
+    if (!(error instanceof CallerChanged)) confirmed(request, pending);
     throw error;
   }
+}
+
+/** The caller of a request whose transaction has ended is confirmed if its last attempt found the token as remembered. */
+function confirmed(request: FastifyRequest, pending: PendingCheck | undefined): void {
+  if (pending?.passed === true && request.caller !== null) request.caller = { ...request.caller, unconfirmed: undefined };
 }
 
 export function sendResult(reply: FastifyReply, result: StoredResponse & { bodyText?: string }): FastifyReply {

@@ -59,5 +59,5 @@ export {
   type TokenCheck,
   type TokenOwner,
   type TokenStats,
-} from './service.js';
+} from './token-owners.js';
 export { consentedClockOffset } from './store.js';
