@@ -36,6 +36,13 @@ const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 4);
  * merchant's one USD balance row, as every TPC-B transaction updates its one branch row at scale 1.
  */
 const AUTHORIZATIONS = 100;
+/**
+ * Load before each measured run, so that every configuration is measured warm: the processes'
+ * code compiled and their pools connected. Each replica gets its share of it, so with one second
+ * two replicas had each half the warm-up of one (the one-replica run also had the sequential
+ * captures before it).
+ */
+const WARM_UP_SECONDS = Number(process.env.BENCH_PG_WARM_UP_SECONDS ?? 3);
 /** The informative run over several merchants: each has its own balance row (no one hot row). */
 const MERCHANTS = Number(process.env.BENCH_PG_MERCHANTS ?? 10);
 /** Durable: a commit is acknowledged once its WAL is flushed to disk. */
@@ -290,7 +297,7 @@ async function measureReplicas(
     // Tokens from the first replica, used on every replica: tokens are in the shared database.
     const targets = await seedTargets(first, options.merchants ?? 1);
     const sequential = options.sequentialSeconds ? await sequentialCaptures(first, targets, options.sequentialSeconds) : undefined;
-    await captureLoad(replicas, targets, 1); // warm-up: pools connected, code compiled
+    await captureLoad(replicas, targets, WARM_UP_SECONDS);
     await withClient(url, (client) => client.query('CHECKPOINT'));
     const measured = await withCpu(replicas, () => captureLoad(replicas, targets, seconds));
     return { load: measured, ...(sequential ? { sequential } : {}) };
