@@ -38,9 +38,8 @@ const POOL_SIZE = Number(process.env.BENCH_PG_POOL_SIZE ?? 4);
 const AUTHORIZATIONS = 100;
 /**
  * Load before each measured run, so that every configuration is measured warm: the processes'
- * code compiled and their pools connected. Each replica gets its share of it, so with one second
- * two replicas had each half the warm-up of one (the one-replica run also had the sequential
- * captures before it).
+ * code compiled and their pools connected. The replicas share it, so each of two gets half of what
+ * one replica gets: long enough for both.
  */
 const WARM_UP_SECONDS = Number(process.env.BENCH_PG_WARM_UP_SECONDS ?? 3);
 /** The informative run over several merchants: each has its own balance row (no one hot row). */

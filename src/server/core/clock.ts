@@ -1,7 +1,7 @@
 // One injectable clock: real time (or a test's time source) plus a per-account offset.
 // The offsets live in the database (accounts.clock_offset_ms), where any replica may move them: this
-// map holds the last offset read, set by each request's token lookup (oauth/service.ts, read with
-// the token), by a consent lookup, and by the first job of each scheduler pass (index.ts).
+// map holds the last offset read, set by each request's token lookup (oauth/token-owners.ts, read
+// with the token), by a consent lookup, and by the first job of each scheduler pass (index.ts).
 
 export interface Clock {
   /** The current time on an account's clock. */

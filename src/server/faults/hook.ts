@@ -27,7 +27,7 @@ function mayBeFaulted(request: FastifyRequest): boolean {
 
 /**
  * Installs the preHandler; returns the same step, for a route that runs again on a caller read
- * anew (http/auth.ts `deferTokenCheck`): the merchant may have rules by then.
+ * anew (http/token-check.ts `installTokenChecks`): the merchant may have rules by then.
  */
 export function installFaultRules(app: FastifyInstance, deps: ServerDeps, onDrop: DropObserver | undefined): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   app.decorateRequest('faultId', null);

@@ -32,7 +32,7 @@ export interface Caller {
   /**
    * Set while the caller is this process's memory of the token (PostgreSQL, a route with
    * `tokenCheckedInTransaction`): the request's transaction reads the token again before it commits
-   * (http/idempotency.ts), or the answer waits for a lookup (`deferTokenCheck`).
+   * (http/idempotency.ts), or the answer waits for a lookup (http/token-check.ts).
    */
   unconfirmed?: TokenCheck;
 }

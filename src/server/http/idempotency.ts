@@ -233,6 +233,8 @@ async function inCheckedTransaction<T>(
   body: (ctx: ServiceContext) => Promise<T>,
 ): Promise<T> {
   if (pending === undefined) return body(serviceContext(deps, request, trx));
+  // An earlier attempt's verdict does not stand for this one.
+  pending.passed = false;
   const verdict = await sendTokenCheck(deps, trx, pending.check);
   const ctx = serviceContext(deps, request, trx);
   const clockOffsetMs = deps.clock.offsetMs(ctx.accountId);
@@ -283,50 +285,63 @@ async function runMutationOnce(
   claimFirst: boolean,
 ): Promise<MutationResult> {
   const key = requestIdOf(request);
-  const hash = key === undefined ? '' : requestHash(request, options.fingerprint);
+  const keyed = key === undefined ? undefined : { key, hash: requestHash(request, options.fingerprint) };
   const unconfirmed = callerOf(request).unconfirmed;
   const pending: PendingCheck | undefined = unconfirmed === undefined ? undefined : { check: unconfirmed, passed: false };
   try {
-    const result = await deps.storage.transaction({ name: 'request', batch: true }, (trx) => inCheckedTransaction(deps, request, trx, pending, async (ctx) => {
-      if (key === undefined) return { ...(await work(ctx)), replayed: false };
-      const claim: Claim = {
-        accountId: ctx.accountId,
-        operation: options.operation,
-        requestKey: key,
-        hash,
-        createdAt: isoMillis(ctx.now),
-        expiresAt: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
-      };
-      const sent = await sendAhead(trx, claimStatement, { ...claim, unanswered: 0n, noBody: '' });
-      let result: StoredResponse;
-      if (sent.answered !== undefined || claimFirst) {
-        const stored = await settleClaim(trx, claim, claim.createdAt, sent.answered ?? (await sent.answer()));
-        if (stored) return { ...stored, replayed: true };
-        result = await work(ctx);
-      } else {
-        const outcome = await outcomeOf(work(ctx));
-        if ((await sent.answer()).rows.length === 0) throw new ClaimTaken();
-        if ('error' in outcome) throw outcome.error;
-        result = outcome.value;
-      }
-      // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
-      const bodyText = JSON.stringify(result.body ?? null);
-      await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: bodyText });
-      return { ...result, replayed: false, bodyText };
-    }));
-    confirmed(request, pending);
+    const result = await deps.storage.transaction({ name: 'request', batch: true }, (trx) =>
+      inCheckedTransaction(deps, request, trx, pending, async (ctx) =>
+        keyed === undefined ? { ...(await work(ctx)), replayed: false } : claimAndWork(trx, ctx, options, keyed, work, claimFirst),
+      ),
+    );
+    markConfirmed(request, pending);
     return result;
   } catch (error) {
     // Run again, with the check sent again: nothing of this attempt committed.
     if (error instanceof ClaimTaken) return runMutationOnce(deps, request, options, work, true);
     // Failed for a reason of its own after the token was found as remembered: the error is answered as such.
-    if (!(error instanceof CallerChanged)) confirmed(request, pending);
+    if (!(error instanceof CallerChanged)) markConfirmed(request, pending);
     throw error;
   }
 }
 
+/** In the request's transaction: the request id's claim, the work (or the winner's answer), and the stored answer. */
+async function claimAndWork(
+  trx: Queryable,
+  ctx: ServiceContext,
+  options: MutationOptions,
+  keyed: { key: string; hash: string },
+  work: (ctx: ServiceContext) => Promise<StoredResponse>,
+  claimFirst: boolean,
+): Promise<MutationResult> {
+  const claim: Claim = {
+    accountId: ctx.accountId,
+    operation: options.operation,
+    requestKey: keyed.key,
+    hash: keyed.hash,
+    createdAt: isoMillis(ctx.now),
+    expiresAt: isoMillis(addSeconds(ctx.now, options.retentionSeconds ?? RETENTION_SECONDS.default)),
+  };
+  const sent = await sendAhead(trx, claimStatement, { ...claim, unanswered: 0n, noBody: '' });
+  let result: StoredResponse;
+  if (sent.answered !== undefined || claimFirst) {
+    const stored = await settleClaim(trx, claim, claim.createdAt, sent.answered ?? (await sent.answer()));
+    if (stored) return { ...stored, replayed: true };
+    result = await work(ctx);
+  } else {
+    const outcome = await outcomeOf(work(ctx));
+    if ((await sent.answer()).rows.length === 0) throw new ClaimTaken();
+    if ('error' in outcome) throw outcome.error;
+    result = outcome.value;
+  }
+  // Nothing in the transaction reads the answer back: PostgreSQL sends it with the COMMIT.
+  const bodyText = JSON.stringify(result.body ?? null);
+  await writeBeforeCommit(trx, answerStatement, { ...claim, status: BigInt(result.status), body: bodyText });
+  return { ...result, replayed: false, bodyText };
+}
+
 /** The caller of a request whose transaction has ended is confirmed if its last attempt found the token as remembered. */
-function confirmed(request: FastifyRequest, pending: PendingCheck | undefined): void {
+function markConfirmed(request: FastifyRequest, pending: PendingCheck | undefined): void {
   if (pending?.passed === true && request.caller !== null) request.caller = { ...request.caller, unconfirmed: undefined };
 }
 

@@ -63,7 +63,10 @@ export function installTokenChecks(
     }
     confirmCaller(deps, request).then(
       () => done(null, payload),
-      (error: unknown) => done(null, replaceWith(error)),
+      (error: unknown) => {
+        if (!(error instanceof ServiceError)) request.log.error({ err: error }, 'the token could not be looked up before the answer');
+        done(null, replaceWith(error));
+      },
     );
   });
   return (route, beforeRerun) => {

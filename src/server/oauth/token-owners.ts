@@ -32,7 +32,7 @@ interface TokenCache {
 
 /**
  * Known tokens per server (token -> owner, expiry and the account's clock offset), so a request's
- * auth costs no query and no hash (the SHA-256 was ~3% of a GET's CPU). Only where the storage
+ * auth costs no query and no hash (a SHA-256 per request shows in a GET's profile). Only where the storage
  * keeps process caches (SQLite), and emptied whenever anything a token lookup reads may have
  * changed, in any process (`generation('tokens')`: a token deleted, an app's credentials changed,
  * a clock moved, the account's e-mail, identity status or count of fault rules changed: the
