@@ -1,7 +1,7 @@
 // Builds the Fastify app: plumbing, authentication on every route, and each domain's routes.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ServerDeps } from './core/deps.js';
 import { DOMAINS } from './domains.js';
 import { createAuthenticator } from './http/auth.js';
@@ -112,12 +112,14 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     createRateLimiter(deps.config.rateLimitPerSecond, deps.config.rateLimitBurst),
   );
 
-  // Before the journal's hooks (installTokenChecks); both before any route.
-  const checkTokenLater = installTokenChecks(app, deps);
-  // Set below (faults/hook.ts), before any route is registered.
-  let applyFaultsAgain: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   app.decorateRequest('caller', null);
   app.decorateRequest('isAdmin', false);
+  // Before any route: the hooks hold for every route (children included). The token check's answer
+  // hook goes before the journal's (installTokenChecks).
+  const checkTokenLater = installTokenChecks(app, deps);
+  installPlumbing(app, routes);
+  const recordDrop = options.journal === undefined ? undefined : installJournal(app, deps, options.journal);
+  const applyFaultsAgain = installFaultRules(app, deps, recordDrop);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routes.add(route.url, methods);
@@ -126,12 +128,7 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     const checkLater = checkTokenLater !== undefined && route.config?.tokenCheckedInTransaction === true;
     route.onRequest = [authenticatorFor(auth, checkLater), ...existing];
-    if (checkLater) {
-      checkTokenLater(route, (request, reply) => {
-        if (applyFaultsAgain === undefined) throw new Error('fault rules are installed before any route');
-        return applyFaultsAgain(request, reply);
-      });
-    }
+    if (checkLater) checkTokenLater(route, applyFaultsAgain);
   });
   routeList.set(app, listed);
   // Once closing, Fastify answers 503: no kept answer may be given instead.
@@ -139,10 +136,6 @@ export function buildApp(deps: ServerDeps, options: AppOptions): FastifyInstance
     deps.readCache.disable();
     done();
   });
-  installPlumbing(app, routes);
-  // Before any route: the hooks hold for every route (children included).
-  const recordDrop = options.journal === undefined ? undefined : installJournal(app, deps, options.journal);
-  applyFaultsAgain = installFaultRules(app, deps, recordDrop);
   for (const domain of DOMAINS) domain.register(app, deps);
   registerJournalRoutes(app, deps, options.journal);
   registerFaultRoutes(app, deps, listed);

@@ -58,6 +58,5 @@ export {
   unconfirmedTokenOwner,
   type TokenCheck,
   type TokenOwner,
-  type TokenStats,
 } from './token-owners.js';
 export { consentedClockOffset } from './store.js';
