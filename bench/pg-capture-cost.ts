@@ -1,6 +1,6 @@
 // What one durable capture costs on PostgreSQL, in units the host's load does not change: CPU of the
 // `payctl serve` process (from /proc) and statements PostgreSQL ran (pg_stat_statements, when the
-// server preloads it) per capture, one capture at a time. A diagnosis tool beside `npm run bench`:
+// server preloads it) and WAL bytes per capture, one capture at a time. A diagnosis tool beside `npm run bench`:
 //   PAYCTL_BENCH_PG=postgres://... npx tsx bench/pg-capture-cost.ts [captures]
 
 import { readFileSync } from 'node:fs';
@@ -42,6 +42,15 @@ async function statements(client: pg.Client): Promise<{ total: number; byQuery: 
   }
 }
 
+/** The cluster's WAL insert position: WAL written is a cost that neither the host's speed nor its load changes. */
+async function walPosition(client: pg.Client): Promise<string> {
+  return (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0]!.lsn;
+}
+
+async function walSince(client: pg.Client, since: string): Promise<string> {
+  return (await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes', [since])).rows[0]!.bytes;
+}
+
 async function main(): Promise<void> {
   const server = process.env.PAYCTL_BENCH_PG;
   if (!server) throw new Error('set PAYCTL_BENCH_PG to a PostgreSQL server URL');
@@ -70,6 +79,7 @@ async function main(): Promise<void> {
     const pid = served.child.pid!;
     const cpuBefore = processCpuMs(pid);
     const callsBefore = syscalls(pid);
+    const walBefore = await walPosition(client);
     const times: number[] = [];
     for (let index = 0; index < CAPTURES; index++) {
       const started = performance.now();
@@ -78,6 +88,7 @@ async function main(): Promise<void> {
     }
     const cpu = processCpuMs(pid) - cpuBefore;
     const callsAfter = syscalls(pid);
+    const walBytes = Number(await walSince(client, walBefore));
     const counted = await statements(client);
     times.sort((a, b) => a - b);
     const p50 = times[Math.floor(times.length / 2)]!;
@@ -85,6 +96,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${CAPTURES} captures one at a time: serve CPU ${(cpu / CAPTURES).toFixed(2)} ms/capture, wall p50 ${p50.toFixed(2)} ms; load ${load}\n`);
     const per = (value: number) => (value / CAPTURES).toFixed(2);
     process.stdout.write(`system calls per capture: ${per(callsAfter.reads - callsBefore.reads)} reads, ${per(callsAfter.writes - callsBefore.writes)} writes\n`);
+    process.stdout.write(`WAL per capture: ${(walBytes / CAPTURES).toFixed(0)} bytes (the whole cluster's, background jobs included)\n`);
     if (counted) {
       // The counting query itself is one call.
       process.stdout.write(`statements: ${((counted.total - 1) / CAPTURES).toFixed(2)} per capture\n`);

@@ -228,6 +228,38 @@ describe.skipIf(!TEST_PG)('replicas on one PostgreSQL database', () => {
     expect(await auditProblems(direct[2]!, merchant.token)).toEqual([]);
   });
 
+  it('the same request id for a whole capture sent to two replicas at once, 20 times: one capture each, each pair answered alike', async () => {
+    // The second of a pair finds the authorization captured by the first (its row lock waited for
+    // it): a refusal of its own unless it answers with the first's stored answer.
+    const merchant = await newMerchant('same-id-whole');
+    const auths = await Promise.all(Array.from({ length: 20 }, (_, index) => authorize(direct[index % REPLICAS]!, merchant.token, 100)));
+    const pairs = await Promise.all(
+      auths.map((auth, index) => {
+        const requestId = randomUUID();
+        return Promise.all(
+          [index % REPLICAS, (index + 1) % REPLICAS].map(async (replica) =>
+            answered(
+              await direct[replica]!.call('POST', `/v2/payments/authorizations/${auth}/capture`, {
+                token: merchant.token,
+                headers: { 'service-request-id': requestId, ...FULL },
+                body: { amount: usd(100), final_capture: true },
+              }),
+            ),
+          ),
+        );
+      }),
+    );
+    const differing = pairs.filter(([first, second]) => first!.status !== second!.status || !isDeepStrictEqual(first!.body, second!.body));
+    summary.push(`same request id, whole captures: statuses ${JSON.stringify(tally(pairs.flat().map((answer) => `${answer.status} ${answer.status === 200 ? '' : issueOf(answer.body)}`.trim())))}, pairs answered differently ${differing.length}`);
+    for (const [first, second] of differing) expect.soft(second!.text, `pair answered ${first!.status} then ${second!.status}`).toBe(first!.text);
+    expect(differing).toHaveLength(0);
+    expect(tally(pairs.flat().map((answer) => String(answer.status)))).toEqual({ '200': 40 });
+    for (const [index, auth] of auths.entries()) {
+      expect(await db.column<string>('SELECT id FROM captures WHERE authorization_id = ?', auth)).toEqual([pairs[index]![0]!.body.id]);
+    }
+    expect(await auditProblems(direct[1]!, merchant.token)).toEqual([]);
+  });
+
   describe('read-after-write: a write acknowledged by one replica is read on another', () => {
     it('a token issued by one replica works on the others', async () => {
       const merchant = await newMerchant('token');
