@@ -326,20 +326,27 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
     const setting = `PostgreSQL ${server.version.split(' ')[0]}, fsync=${server.fsync}, synchronous_commit=${server.synchronousCommit}; node -e 0 ${fmt(nodeStartMs)} ms`;
     process.stderr.write(`  on ${found.source}: ${setting}\n`);
 
-    const tpcb = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
-    const pgbenchTps = 'tps' in tpcb ? tpcb.tps : undefined;
-    const pgbenchLabel = pgbenchTps === undefined ? `pgbench skipped (${'skipped' in tpcb ? tpcb.skipped : ''})` : `pgbench ${fmt(pgbenchTps)} tps`;
+    // pgbench runs before the capture runs and again right after the judged two-replica run, each
+    // time on a database initialized anew, and the baseline is the mean of the two: the host's speed
+    // drifts during a bench, and one pgbench run a minute away from the judged run can be on a faster
+    // or slower host than it was.
+    const tpcbBefore = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
+    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, { sequentialSeconds: Math.min(seconds, 5) });
+    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
+    const tpcbAfter = 'tps' in tpcbBefore ? await pgbench(databaseUrl(found.url, names.pgbench), seconds) : tpcbBefore;
+    const pgbenchTps = 'tps' in tpcbBefore && 'tps' in tpcbAfter ? (tpcbBefore.tps + tpcbAfter.tps) / 2 : undefined;
+    const pgbenchLabel =
+      pgbenchTps === undefined ? `pgbench skipped (${'skipped' in tpcbBefore ? tpcbBefore.skipped : ''})` : `pgbench ${fmt(pgbenchTps)} tps (mean of two runs)`;
+    const tpcb = { before: tpcbBefore, after: tpcbAfter, meanTps: pgbenchTps };
     record({
-      workload: `postgres: pgbench TPC-B, ${PGBENCH_CLIENTS} connections (scale ${PGBENCH_SCALE}, -T ${seconds})`,
-      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps`,
+      workload: `postgres: pgbench TPC-B, ${PGBENCH_CLIENTS} connections (scale ${PGBENCH_SCALE}, -T ${seconds}), before the capture runs and after the two-replica run`,
+      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps (${fmt((tpcbBefore as { tps: number }).tps)} before, ${fmt((tpcbAfter as { tps: number }).tps)} after)`,
       baseline: setting,
       ratio: '-',
       target: '(the baseline)',
       ok: null,
     }, tpcb);
 
-    const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, { sequentialSeconds: Math.min(seconds, 5) });
-    const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
     const spread = MERCHANTS > 1 ? await measureReplicas(databaseUrl(found.url, names.spread), 2, seconds, { merchants: MERCHANTS }) : undefined;
     const ratio = (tps: number) => (pgbenchTps === undefined ? '-' : `${fmt((tps / pgbenchTps) * 100, 1)}%`);
     const cpuOf = (cpu: CpuPerCapture | undefined) =>
