@@ -9,7 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { rawCaptureTransactionsPerSecond } from './baseline-sqlite.js';
-import { BIN, ROOT, api, authorize, load, median, medianRunMs, rssMb, startServe, tempDir, type Served } from './lib.js';
+import { BIN, ROOT, api, authorize, load, median, medianRunMs, processCpuMs, rssMb, startServe, tempDir, type Served } from './lib.js';
 import { benchPostgres } from './postgres.js';
 import { benchReporting } from './reporting.js';
 import { benchInvoices, benchPayouts, benchWebhooks } from './workloads.js';
@@ -209,9 +209,40 @@ async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteT
   results.cliCommandMs = cliMs;
 }
 
-const SQLITE_WORKLOADS = ['payments', 'invoices', 'payouts', 'webhooks'];
+const SQLITE_WORKLOADS = ['payments', 'invoices', 'payouts', 'webhooks', 'idle'];
 
 /** The SQLite baselines, start-up figures and the workloads on SQLite that `only` selects (all without it). */
+/** Seconds a fresh `payctl serve` is left alone before its idle CPU is counted: start-up's own work (compiling, the first collections) is over by then. */
+const IDLE_SETTLE_SECONDS = 10;
+const IDLE_SECONDS = 10;
+
+/**
+ * CPU a `payctl serve` spends doing nothing for anyone, as a user starts it (journal on), on a new
+ * SQLite file: its background jobs' timers (webhook dispatch ten times a second, the scheduled jobs
+ * every second). It is paid on every developer's machine that leaves a sandbox running.
+ */
+async function benchIdle(): Promise<void> {
+  const served = await startServe(undefined, {}, []);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_SECONDS * 1000));
+    const pid = served.child.pid!;
+    const before = processCpuMs(pid);
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const perSecond = (processCpuMs(pid) - before) / ((performance.now() - started) / 1000);
+    record({
+      workload: `idle: payctl serve with nothing to do (SQLite, ${IDLE_SECONDS} s after ${IDLE_SETTLE_SECONDS} s)`,
+      figure: `${fmt(perSecond, 1)} ms of CPU a second (${fmt(perSecond / 10, 2)}% of a core)`,
+      baseline: '-',
+      ratio: '-',
+      target: '(reported, no target)',
+      ok: null,
+    }, { cpuMsPerSecond: perSecond });
+  } finally {
+    await served.stop();
+  }
+}
+
 async function benchSqlite(only: string[] | undefined): Promise<void> {
   process.stderr.write('baselines\n');
   const starts = await startTimes(STARTS);
@@ -253,6 +284,7 @@ async function benchSqlite(only: string[] | undefined): Promise<void> {
     ['invoices', () => benchInvoices(served, record)],
     ['payouts', () => benchPayouts(served, record)],
     ['webhooks', () => benchWebhooks(served, record)],
+    ['idle', benchIdle],
   ];
   for (const [name, run] of workloads) {
     if (only && !only.includes(name)) continue;

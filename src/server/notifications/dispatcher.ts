@@ -136,6 +136,8 @@ export class Dispatcher {
   /** Whether the next pass should read due deliveries (set by whatever may have made some due). */
   #readWanted = true;
   #lastWideRead = 0;
+  /** The last read claimed no delivery of any account: the next one asks first whether any is due (`readDue`). */
+  #claimedNothing = false;
   #accounts: { at: number; ids: string[] } | undefined;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
@@ -251,19 +253,30 @@ export class Dispatcher {
     if (!this.#readWanted) return;
     this.#readWanted = false;
     this.#recordedSinceRead.clear();
+    const accounts = await this.accounts();
+    // After a read that claimed nothing, one read first: a claim per account is a write transaction
+    // (on SQLite it takes the writer's lock), run ten times a second even when nothing is pending.
+    // While reads claim work they go on without it: on SQLite it would wait its turn on the
+    // connection before each claim.
+    if (this.#claimedNothing && !(await store.anyDeliveryDue(this.deps.db, this.latestClock(accounts)))) return;
+    let claimed = 0;
     const exclude = [...this.#inFlight.keys(), ...this.#unrecorded];
-    for (const accountId of await this.accounts()) {
+    for (const accountId of accounts) {
       if (this.#stopped) return;
       const now = isoMillis(this.deps.clock.now(accountId));
       const rows = await this.claim(accountId, now, exclude, []);
+      claimed += rows.length;
       if (this.enqueue(rows) > 0 || rows.length < READ_BATCH) continue;
       if (Date.now() - this.#lastWideRead < WIDE_READ_INTERVAL_MS) {
         this.#readWanted = true;
         continue;
       }
       this.#lastWideRead = Date.now();
-      this.enqueue(await this.claim(accountId, now, exclude, [...this.#queues.keys()]));
+      const wider = await this.claim(accountId, now, exclude, [...this.#queues.keys()]);
+      claimed += wider.length;
+      this.enqueue(wider);
     }
+    this.#claimedNothing = claimed === 0;
   }
 
   /** Claims (leases) up to READ_BATCH due deliveries of one account, in one short transaction. */
@@ -345,6 +358,16 @@ export class Dispatcher {
   private async releaseLeases(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.deps.storage.transaction({ name: 'webhooks.release' }, (trx) => store.releaseDeliveryLeases(trx, this.#owner, ids));
+  }
+
+  /** The latest time on any of these accounts' clocks (or the system's, if later), as this server knows them: what a claim of any of them would take is due by then. */
+  private latestClock(accountIds: readonly string[]): string {
+    let latest = isoMillis(this.deps.clock.systemNow());
+    for (const accountId of accountIds) {
+      const now = isoMillis(this.deps.clock.now(accountId));
+      if (now > latest) latest = now;
+    }
+    return latest;
   }
 
   /** The account ids, read at most once a second (each read waits its turn on the one connection). */

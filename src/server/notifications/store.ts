@@ -2,7 +2,7 @@
 
 import { sql, type Selectable } from 'kysely';
 import { newestFirstPage, whereGiven } from '../db/list-query.js';
-import { findRow, insertRow, prepared, rowExists, updateRows } from '../db/prepared.js';
+import { findRow, insertRow, prepared, rowExists, updateRows, type ArgFn } from '../db/prepared.js';
 import type { Database, Queryable, WithSeq } from '../db/schema.js';
 import { writePendingEvents } from '../core/events.js';
 import type { DeliveryStatus } from './states.js';
@@ -251,6 +251,20 @@ export async function accountIds(db: Queryable): Promise<string[]> {
 export interface DueDelivery extends DeliveryRow, DeliveryLease {
   event_body: string | null;
   subscription_url: string | null;
+}
+
+const firstDueDelivery = prepared((db, arg: ArgFn<{ latest: string }>) =>
+  db.selectFrom('webhook_deliveries').select('id').where('status', '=', sql.lit('PENDING')).where('next_attempt_at', '<=', arg('latest')).limit(sql.lit(1)),
+);
+
+/**
+ * Whether any pending delivery is due by `latest` (the latest of the accounts' clocks), leased or
+ * not: one read, without a transaction or a lock. When there is none, no account has a delivery
+ * to claim (`claimDueDeliveries` asks for that and more), which is the common answer of the
+ * dispatcher's periodic read.
+ */
+export async function anyDeliveryDue(db: Queryable, latest: string): Promise<boolean> {
+  return (await firstDueDelivery.first(db, { latest })) !== undefined;
 }
 
 /** The receiver a delivery goes to: its subscription, or `url:` and the merchant for its simulations to bare URLs (dispatcher.ts). */
