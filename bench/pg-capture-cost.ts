@@ -1,6 +1,7 @@
 // What one durable capture costs on PostgreSQL, in units the host's load does not change: CPU of the
-// `payctl serve` process (from /proc) and statements PostgreSQL ran (pg_stat_statements, when the
-// server preloads it) and WAL bytes per capture, one capture at a time. A diagnosis tool beside `npm run bench`:
+// `payctl serve` process (from /proc), statements PostgreSQL ran (pg_stat_statements, when the
+// server preloads it) and WAL bytes per capture, one capture at a time. A diagnosis tool beside
+// `npm run bench`:
 //   PAYCTL_BENCH_PG=postgres://... npx tsx bench/pg-capture-cost.ts [captures]
 
 import { readFileSync } from 'node:fs';
@@ -42,7 +43,10 @@ async function statements(client: pg.Client): Promise<{ total: number; byQuery: 
   }
 }
 
-/** The cluster's WAL insert position: WAL written is a cost that neither the host's speed nor its load changes. */
+/**
+ * The cluster's WAL insert position. WAL written moves less with the host's speed than CPU time does;
+ * it is the whole cluster's (background jobs included), and a checkpoint during the run adds full-page images.
+ */
 async function walPosition(client: pg.Client): Promise<string> {
   return (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0]!.lsn;
 }

@@ -327,20 +327,26 @@ export async function benchPostgres(record: Record_, seconds: number): Promise<R
     process.stderr.write(`  on ${found.source}: ${setting}\n`);
 
     // pgbench runs before the capture runs and again right after the judged two-replica run, each
-    // time on a database initialized anew, and the baseline is the mean of the two: the host's speed
-    // drifts during a bench, and one pgbench run a minute away from the judged run can be on a faster
-    // or slower host than it was.
+    // time on its tables made anew (`pgbench -i`), and the baseline is the mean of the two: the
+    // host's speed drifts during a bench, and one pgbench run a minute away from the judged run can
+    // be on a faster or slower host than it was.
     const tpcbBefore = await pgbench(databaseUrl(found.url, names.pgbench), seconds);
     const one = await measureReplicas(databaseUrl(found.url, names.one), 1, seconds, { sequentialSeconds: Math.min(seconds, 5) });
     const two = await measureReplicas(databaseUrl(found.url, names.two), 2, seconds);
-    const tpcbAfter = 'tps' in tpcbBefore ? await pgbench(databaseUrl(found.url, names.pgbench), seconds) : tpcbBefore;
-    const pgbenchTps = 'tps' in tpcbBefore && 'tps' in tpcbAfter ? (tpcbBefore.tps + tpcbAfter.tps) / 2 : undefined;
+    // The second run's failure leaves the first as the baseline, said so, rather than losing the captures measured.
+    const tpcbAfter = 'tps' in tpcbBefore ? await pgbench(databaseUrl(found.url, names.pgbench), seconds).catch((error: unknown) => ({ skipped: `failed: ${String(error)}` })) : undefined;
+    const runs = 'tps' in tpcbBefore ? [tpcbBefore.tps, ...(tpcbAfter !== undefined && 'tps' in tpcbAfter ? [tpcbAfter.tps] : [])] : [];
+    const pgbenchTps = runs.length === 0 ? undefined : runs.reduce((sum, tps) => sum + tps, 0) / runs.length;
     const pgbenchLabel =
-      pgbenchTps === undefined ? `pgbench skipped (${'skipped' in tpcbBefore ? tpcbBefore.skipped : ''})` : `pgbench ${fmt(pgbenchTps)} tps (mean of two runs)`;
+      pgbenchTps === undefined
+        ? `pgbench skipped (${'skipped' in tpcbBefore ? tpcbBefore.skipped : ''})`
+        : runs.length === 2
+          ? `pgbench ${fmt(pgbenchTps)} tps (mean of two runs)`
+          : `pgbench ${fmt(pgbenchTps)} tps (the run before; the one after ${tpcbAfter !== undefined && 'skipped' in tpcbAfter ? tpcbAfter.skipped : 'did not run'})`;
     const tpcb = { before: tpcbBefore, after: tpcbAfter, meanTps: pgbenchTps };
     record({
       workload: `postgres: pgbench TPC-B, ${PGBENCH_CLIENTS} connections (scale ${PGBENCH_SCALE}, -T ${seconds}), before the capture runs and after the two-replica run`,
-      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps (${fmt((tpcbBefore as { tps: number }).tps)} before, ${fmt((tpcbAfter as { tps: number }).tps)} after)`,
+      figure: pgbenchTps === undefined ? pgbenchLabel : `${fmt(pgbenchTps)} tps (${runs.map((tps, index) => `${fmt(tps)} ${index === 0 ? 'before' : 'after'}`).join(', ')})`,
       baseline: setting,
       ratio: '-',
       target: '(the baseline)',

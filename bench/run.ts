@@ -211,7 +211,6 @@ async function benchPayments(served: Served, baselineHttpRps: number, rawSqliteT
 
 const SQLITE_WORKLOADS = ['payments', 'invoices', 'payouts', 'webhooks', 'idle'];
 
-/** The SQLite baselines, start-up figures and the workloads on SQLite that `only` selects (all without it). */
 /** Seconds a fresh `payctl serve` is left alone before its idle CPU is counted: start-up's own work (compiling, the first collections) is over by then. */
 const IDLE_SETTLE_SECONDS = 10;
 const IDLE_SECONDS = 10;
@@ -243,6 +242,7 @@ async function benchIdle(): Promise<void> {
   }
 }
 
+/** The SQLite baselines, start-up figures and the workloads on SQLite that `only` selects (all without it). */
 async function benchSqlite(only: string[] | undefined): Promise<void> {
   process.stderr.write('baselines\n');
   const starts = await startTimes(STARTS);

@@ -267,6 +267,9 @@ export async function anyDeliveryDue(db: Queryable, latest: string): Promise<boo
   return (await firstDueDelivery.first(db, { latest })) !== undefined;
 }
 
+/** `anyDeliveryDue`'s statement as it runs, for a look at its plan. */
+export const anyDeliveryDueQuery = (db: Queryable, latest: string) => firstDueDelivery.bind(db, { latest });
+
 /** The receiver a delivery goes to: its subscription, or `url:` and the merchant for its simulations to bare URLs (dispatcher.ts). */
 export const receiverKeySql = sql<string>`coalesce(d.webhook_id, 'url:' || d.account_id)`;
 

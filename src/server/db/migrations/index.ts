@@ -16,6 +16,7 @@ import { reportingMigration } from './0013-reporting.js';
 import { requestJournalFaultsMigration } from './0014-request-journal-faults.js';
 import { accountFaultRulesMigration } from './0015-account-fault-rules.js';
 import { requestJournalCountsMigration } from './0016-request-journal-counts.js';
+import { pendingDeliveriesMigration } from './0017-pending-deliveries.js';
 import type { Migration } from './types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   requestJournalFaultsMigration, // 0014 request journal, fault rules
   accountFaultRulesMigration, // 0015 each account's count of fault rules
   requestJournalCountsMigration, // 0016 each merchant's count of journal entries
+  pendingDeliveriesMigration, // 0017 pending webhook deliveries by due time
 ].sort((a, b) => a.id - b.id);
