@@ -360,14 +360,14 @@ export class Dispatcher {
     await this.deps.storage.transaction({ name: 'webhooks.release' }, (trx) => store.releaseDeliveryLeases(trx, this.#owner, ids));
   }
 
-  /** The latest time on any of these accounts' clocks (or the system's, if later), as this server knows them: what a claim of any of them would take is due by then. */
+  /**
+   * The latest time on any of these accounts' clocks (each the system's plus its offset, core/clock.ts)
+   * or the system's, if later, as this server knows them: what a claim of any of them would take is due by then.
+   */
   private latestClock(accountIds: readonly string[]): string {
-    let latest = isoMillis(this.deps.clock.systemNow());
-    for (const accountId of accountIds) {
-      const now = isoMillis(this.deps.clock.now(accountId));
-      if (now > latest) latest = now;
-    }
-    return latest;
+    let ahead = 0;
+    for (const accountId of accountIds) ahead = Math.max(ahead, this.deps.clock.offsetMs(accountId));
+    return isoMillis(new Date(this.deps.clock.systemNow().getTime() + ahead));
   }
 
   /** The account ids, read at most once a second (each read waits its turn on the one connection). */
