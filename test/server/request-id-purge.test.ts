@@ -1,9 +1,9 @@
 // Request ids are dropped past their retention on the account's clock, by an index, not a scan.
 
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiredRequestIds } from '../../src/server/http/idempotency.js';
 import { onPostgres } from '../helpers/postgres.js';
+import { sqlitePlan } from '../helpers/sqlite-plan.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, capture, usd } from './payments-helpers.js';
 
@@ -51,13 +51,7 @@ describe('request id retention', () => {
 
   // SQLite's query planner (EXPLAIN QUERY PLAN on the file).
   it.skipIf(onPostgres)('finds an account’s expired ids through the (account_id, expires_at) index', async () => {
-    const { sql, parameters } = expiredRequestIds(t.server.db, t.merchant.payer_id, new Date()).compile();
-    const reader = new BetterSqlite3(t.dbPath, { readonly: true });
-    try {
-      const plan = reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(parameters as unknown[])) as Array<{ detail: string }>;
-      expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING (COVERING )?INDEX idempotency_keys_account_expiry \(account_id=\? AND expires_at<\?\)/);
-    } finally {
-      reader.close();
-    }
+    const plan = sqlitePlan(t.dbPath, expiredRequestIds(t.server.db, t.merchant.payer_id, new Date()).compile());
+    expect(plan).toMatch(/USING (COVERING )?INDEX idempotency_keys_account_expiry \(account_id=\? AND expires_at<\?\)/);
   });
 });

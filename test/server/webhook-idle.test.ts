@@ -1,10 +1,10 @@
 // The webhook dispatcher's question while it has nothing to send (is any delivery due?) is answered
 // from the index of pending deliveries by due time, however many retries wait days ahead.
 
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anyDeliveryDueQuery } from '../../src/server/notifications/store.js';
 import { onPostgres } from '../helpers/postgres.js';
+import { sqlitePlan } from '../helpers/sqlite-plan.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -18,13 +18,7 @@ afterAll(async () => {
 describe('webhook dispatch with nothing to send', () => {
   // SQLite's query planner (EXPLAIN QUERY PLAN on the file), without statistics, as a new file has.
   it.skipIf(onPostgres)('asks whether a delivery is due through webhook_deliveries_pending_due', () => {
-    const { sql, parameters } = anyDeliveryDueQuery(t.server.db, '2026-11-27T00:00:00.000Z');
-    const reader = new BetterSqlite3(t.dbPath, { readonly: true });
-    try {
-      const plan = reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(parameters as unknown[])) as Array<{ detail: string }>;
-      expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING (COVERING )?INDEX webhook_deliveries_pending_due \(status=\? AND next_attempt_at<\?\)/);
-    } finally {
-      reader.close();
-    }
+    const plan = sqlitePlan(t.dbPath, anyDeliveryDueQuery(t.server.db, '2026-11-27T00:00:00.000Z'));
+    expect(plan).toMatch(/USING (COVERING )?INDEX webhook_deliveries_pending_due \(status=\? AND next_attempt_at<\?\)/);
   });
 });
