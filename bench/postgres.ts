@@ -295,6 +295,11 @@ async function measureReplicas(
     const first = replicas[0]!;
     // Tokens from the first replica, used on every replica: tokens are in the shared database.
     const targets = await seedTargets(first, options.merchants ?? 1);
+    // Planner statistics for the seeded tables, as `pgbench -i` gathers them for its own (VACUUM
+    // ANALYZE). Without them the plans depended on whether autovacuum (one pass a minute) had come
+    // by: a capture's authorization lookup, planned for a table of no known size, scanned all of the
+    // merchant's authorizations in some runs and not in others (docs/performance.md, session 22).
+    await withClient(url, (client) => client.query('ANALYZE'));
     const sequential = options.sequentialSeconds ? await sequentialCaptures(first, targets, options.sequentialSeconds) : undefined;
     await captureLoad(replicas, targets, WARM_UP_SECONDS);
     await withClient(url, (client) => client.query('CHECKPOINT'));
