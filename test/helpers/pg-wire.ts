@@ -107,3 +107,28 @@ export async function recordWrites<T>(port: number, work: (writes: readonly Sock
     writev.mockRestore();
   }
 }
+
+/**
+ * Per write call, its messages: a Bind as `B <text of the statement>` (from the Parse messages seen,
+ * in order: the unnamed statement is the last one parsed), Parse as `P <name>`, a query as `Q <text>`.
+ */
+export function described(writes: readonly SocketWrite[]): string[][] {
+  const named = new Map<string, string>();
+  for (const write of writes) for (const message of write.messages) if (message.type === 'P' && message.statement !== '') named.set(message.statement!, message.text!);
+  let unnamed: string | undefined;
+  return writes.map((write) =>
+    write.messages.map((message) => {
+      if (message.type === 'Q') return `Q ${message.text}`;
+      if (message.type === 'P') {
+        if (message.statement === '') unnamed = message.text;
+        return `P ${message.statement}`;
+      }
+      if (message.type === 'B') return `B ${(message.statement === '' ? unnamed : named.get(message.statement!)) ?? message.statement}`;
+      return message.type;
+    }),
+  );
+}
+
+/** What the writes ran, in order: each Bind's statement text, each simple query's text. */
+export const textsRun = (writes: readonly SocketWrite[]): string[] =>
+  described(writes).flatMap((write) => write.filter((entry) => entry.startsWith('B ') || entry.startsWith('Q ')).map((entry) => entry.slice(2)));

@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/server/db/connection.js';
 import { migrate } from '../../src/server/db/migrate.js';
 import { openPostgresStorage } from '../../src/server/db/postgres-storage.js';
@@ -18,6 +17,7 @@ import type { Queryable } from '../../src/server/db/schema.js';
 import { createSqliteStorage } from '../../src/server/db/sqlite-storage.js';
 import { writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
 import { addToBalance, balanceOf, balanceOfForUpdate, balancesOf, recordMovement, type Movement } from '../../src/server/ledger/store.js';
+import { recordWrites, textsRun } from '../helpers/pg-wire.js';
 import { freshTestDatabase, onPostgres } from '../helpers/postgres.js';
 
 const NOW = '2026-01-01T00:00:00Z';
@@ -38,20 +38,9 @@ async function storedBalance(db: Queryable, currency = 'USD'): Promise<bigint | 
   return rows.rows[0] === undefined ? undefined : BigInt(rows.rows[0].available_minor);
 }
 
-/** The SQL texts pg's clients send while `work` runs. */
-async function sentTexts(work: () => Promise<unknown>, sent: string[] = []): Promise<string[]> {
-  const realQuery = pg.Client.prototype.query;
-  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-    if (typeof text === 'string') sent.push(text);
-    return Reflect.apply(realQuery, this, args) as never;
-  });
-  try {
-    await work();
-  } finally {
-    spy.mockRestore();
-  }
-  return sent;
+/** The SQL texts written to PostgreSQL (on the wire, each Bind's statement) while `work` runs. */
+async function sentTexts(port: number, work: () => Promise<unknown>): Promise<string[]> {
+  return textsRun((await recordWrites(port, work)).writes);
 }
 
 /** An account's e-mail, set at the end of the transaction by `writeBeforeCommit`. */
@@ -64,12 +53,15 @@ const HOSTILE = `it's a \\ back\\slash, "quoted", $1 $2 $$ dollar, '); DROP TABL
 
 describe('ledger increments before commit', () => {
   let storage: Storage;
+  /** The PostgreSQL server's port, whose writes sentTexts reads. */
+  let port = 0;
   let cleanup: () => Promise<void>;
 
   beforeEach(async () => {
     if (onPostgres) {
       const database = await freshTestDatabase();
       storage = await openPostgresStorage(database.url, NOW, { poolSize: 2 });
+      port = Number(new URL(database.url).port);
       cleanup = async () => {
         await storage.close();
         await database.drop();
@@ -135,7 +127,7 @@ describe('ledger increments before commit', () => {
   // PostgreSQL: the increments are written with the COMMIT (the BEGIN too, when the transaction ran
   // nothing else), each its own prepared statement, and no second COMMIT follows.
   it.runIf(onPostgres)('sends the balance upserts and movements with the COMMIT, in order', async () => {
-    const sent = await sentTexts(() =>
+    const sent = await sentTexts(port, () =>
       storage.transaction({ name: 'test' }, async (trx) => {
         await recordMovement(trx, movement(5n, 'EUR'));
         await recordMovement(trx, movement(8n));
@@ -224,7 +216,7 @@ describe('ledger increments before commit', () => {
   });
 
   it.runIf(onPostgres)('runs the ledger\'s writes after the other before-commit writes, though registered first', async () => {
-    const sent = await sentTexts(() =>
+    const sent = await sentTexts(port, () =>
       storage.transaction({ name: 'test' }, async (trx) => {
         await recordMovement(trx, movement(6n));
         await writeBeforeCommit(trx, setEmail, { id: ACCOUNT, email: HOSTILE });

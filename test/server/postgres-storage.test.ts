@@ -13,7 +13,7 @@ import { DEFAULT_RETRY_POLICY } from '../../src/server/db/retry.js';
 import type { Queryable } from '../../src/server/db/schema.js';
 import { sendAhead, writeBeforeCommit, type Storage } from '../../src/server/db/storage.js';
 import { recordMovement, type Movement } from '../../src/server/ledger/store.js';
-import { recordWrites, type SocketWrite } from '../helpers/pg-wire.js';
+import { described, recordWrites, type SocketWrite } from '../helpers/pg-wire.js';
 import { emptyTestDatabase, freshTestDatabase, onPostgres, withAdmin, type TestDatabase } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -188,20 +188,6 @@ const movement = (amountMinor: bigint, accountId = ACCOUNT): Movement => ({
   createTime: NOW,
 });
 
-/** Per write call, its messages: a Bind as `B <text of the statement>` (from the Parse messages seen), Parse as `P <name>`, a query as `Q <text>`. */
-function described(writes: readonly SocketWrite[]): string[][] {
-  const texts = new Map<string, string>();
-  for (const write of writes) for (const message of write.messages) if (message.type === 'P') texts.set(message.statement!, message.text!);
-  return writes.map((write) =>
-    write.messages.map((message) => {
-      if (message.type === 'Q') return `Q ${message.text}`;
-      if (message.type === 'P') return `P ${message.statement}`;
-      if (message.type === 'B') return `B ${texts.get(message.statement!) ?? message.statement}`;
-      return message.type;
-    }),
-  );
-}
-
 const STATEMENT_NAME = /^payctl_\d+$/;
 
 /** The statement names of the Parse messages written ('' for the unnamed statement), in order. */
@@ -214,7 +200,7 @@ function statementsOf(writes: readonly SocketWrite[]): string[][] {
       if (entry.startsWith('Q ')) return [entry.slice(2)];
       if (!entry.startsWith('B ')) return [];
       const bound = /^B (insert) into "(\w+)"|^B (update) "(\w+)"|^B (select) .*? from "(\w+)"/.exec(entry);
-      return [bound ? bound.slice(1).filter(Boolean).join(' ') : entry];
+      return [bound ? bound.slice(1).filter(Boolean).join(' ') : entry.slice(2)];
     }),
   );
 }
@@ -264,8 +250,8 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     const { result, writes } = await recordWrites(port, () => storage.transaction({ name: 'test' }, (trx) => read(trx).executeTakeFirstOrThrow()));
     expect(result.email).toBe('wire@example.com');
     expect(described(writes)).toEqual([
-      ['Q start transaction isolation level read committed', expect.stringMatching(/^P payctl_\d+$/), `B ${text}`, 'D', 'E', 'S'],
-      ['Q commit'],
+      ['P ', 'B start transaction isolation level read committed', 'D', 'E', expect.stringMatching(/^P payctl_\d+$/), `B ${text}`, 'D', 'E', 'S'],
+      ['P ', 'B commit', 'D', 'E', 'S'],
     ]);
   });
 
@@ -285,11 +271,12 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       'B insert into "balances"',
       'B insert into "balance_movements"',
       'B insert into "balance_movement_days"',
-      'Q commit',
+      'B commit',
     ]);
-    // Each one a prepared statement of its own, run to its own Sync.
-    expect(parsedNames([writes[1]!])).toEqual(Array(4).fill(expect.stringMatching(STATEMENT_NAME)));
-    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(4);
+    // Each one a prepared statement of its own (the COMMIT unnamed), the write ended by one Sync:
+    // PostgreSQL answers them all in one piece.
+    expect(parsedNames([writes[1]!])).toEqual([...Array(4).fill(expect.stringMatching(STATEMENT_NAME)), '']);
+    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(1);
     const account = await storage.db.selectFrom('accounts').select('email').where('id', '=', ACCOUNT).executeTakeFirstOrThrow();
     expect(account.email).toBe('committed@example.com');
     const balance = await storage.db.selectFrom('balances').select('available_minor').where('account_id', '=', ACCOUNT).executeTakeFirstOrThrow();
@@ -413,7 +400,9 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     );
     // The balance upsert's foreign key, not the "transaction is aborted" of the statements behind it.
     expect(outcome).toMatchObject({ code: '23503', message: expect.stringMatching(/foreign key/) });
-    expect(described(writes).map((write) => write.at(-1))).toEqual([expect.any(String), 'Q commit']);
+    // One Sync ends the write of the before-commit statements and the COMMIT; PostgreSQL skipped the
+    // rest after the refused one, so the transaction is rolled back on its own.
+    expect(described(writes).slice(1).map((write) => write.filter((entry) => /^B (commit|rollback)/.test(entry)))).toEqual([['B commit'], ['B rollback']]);
     const state = await withAdmin((client) => client.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [String(pid)]), database.url);
     expect(state.rows).toEqual([{ state: 'idle' }]);
     expect(await storage.db.selectFrom('settings').select('key').where('key', '=', 'refused').execute()).toEqual([]);
@@ -454,9 +443,9 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       ['update accounts', 'select accounts'],
       ['commit'],
     ]);
-    // Each its own statement, run to its own Sync.
-    expect(writes[0]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
-    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(2);
+    // Each its own statement, the write ended by one Sync.
+    expect(writes[0]!.messages.filter((message) => message.type === 'S')).toHaveLength(1);
+    expect(writes[1]!.messages.filter((message) => message.type === 'S')).toHaveLength(1);
     expect(await findRow(storage.db, 'accounts', { id: 'HELD1' })).toMatchObject({ kyc_status: 'PENDING' });
   });
 
@@ -570,7 +559,7 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await otherSession('SELECT payer_id FROM consents WHERE platform_client_id = $1', 'C1')).toEqual([{ payer_id: ACCOUNT }]);
   });
 
-  it('fails the commit with a refused unanswered write sent last, and sends nothing after the COMMIT', async () => {
+  it('fails the commit with a refused unanswered write sent last, and rolls the transaction back right after it', async () => {
     const pid = await backendPid();
     const refused = (first: 'read' | 'none') =>
       storage
@@ -589,10 +578,14 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
       expect.objectContaining({ code: '23503', message: expect.stringMatching(/foreign key/) }),
       expect.objectContaining({ code: '23503', message: expect.stringMatching(/foreign key/) }),
     ]);
+    // PostgreSQL skips what follows the refused write up to the write's one Sync, the COMMIT
+    // included: the transaction is rolled back right after, before the caller hears of it.
     expect(statementsOf(writes)).toEqual([
       ['start transaction isolation level read committed', 'select accounts'],
       ['insert accounts', 'insert consents', 'commit'],
+      ['rollback'],
       ['start transaction isolation level read committed', 'insert accounts', 'insert consents', 'commit'],
+      ['rollback'],
     ]);
     expect(await sessionState(pid)).toEqual([{ state: 'idle' }]);
     expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'LAST-%')).toEqual([]);

@@ -20,6 +20,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, isStalePreparedStatement, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
+import { PreparedNames, SkippedStatement, StatementBatch, type BatchStatement } from './pg-batch.js';
 import { openPipeline, runTransactionBody, type AuditEngine, type CommitWith, type Pipeline, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -85,19 +86,19 @@ async function allOrFirstError(sent: ReadonlyArray<Promise<unknown>>): Promise<v
 }
 
 /**
- * Kysely's PostgreSQL driver, with round trips fewer per transaction. The pool's connections
- * pipeline (pg's `pipeline` option: a statement is written without waiting for the answers of those
- * before it, each still gets its own answer or error, in order), so:
- * - BEGIN is written right before the transaction's first statement, in the same system call
- *   (`PayctlClient`), and both answers come back together. A transaction that runs no statement
+ * Kysely's PostgreSQL driver, with round trips fewer per transaction. What a connection is asked
+ * to run in one turn of the event loop is written as one batch (`PayctlClient`, pg-batch.ts: each
+ * statement gets its own answer or error, in order, and PostgreSQL answers them all at once), so:
+ * - BEGIN is written right before the transaction's first statement, in the same batch, and both
+ *   answers come back together. A transaction that runs no statement
  *   sends neither BEGIN nor its end.
  * - a statement of `sendAhead` or `writeUnanswered` (db/storage.ts) is held and written right
  *   before the transaction's next statement or its COMMIT, in the same system call; its sender
  *   gets its answer when that comes (or has it written on its own: `flush`).
  * - a transaction's before-commit statements are written with its COMMIT, each as its own prepared
  *   statement: a row they lock is released by the server itself, with no round trip to this
- *   process in between. The COMMIT ends the transaction whatever they did (an error in one makes
- *   it a rollback), so Kysely's own end is not sent after it.
+ *   process in between. The COMMIT ends the transaction whatever they did (after an error in one
+ *   the client rolls it back), so Kysely's own end is not sent after it.
  * Every answer of what was written together is awaited; the first error is the outcome.
  */
 class PipelinedDriver extends PostgresDriver {
@@ -236,6 +237,8 @@ const SHAPED_BY_VALUES = /\bin \(\$\d|\), \(\$\d/i;
  */
 const PLANNED_BY_VALUES = /[<>~]|!=|\b(?:order\s+by|limit|offset|i?like|similar\s+to|between|exists|any|all)\b|\bin\s*\(\s*select\b/i;
 const statementNames = new Map<string, string>();
+/** A text of more than one statement (a `;` before more text): pg's simple protocol runs it, not a batch. */
+const SEVERAL_STATEMENTS = /;\s*\S/;
 
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
@@ -285,23 +288,29 @@ function refuseRolledBack(result: pg.QueryResult): pg.QueryResult {
  *   a schema change that alters a prepared statement's columns makes the connection prepare every
  *   statement again under new names (the failed transaction is retried, retry.ts; a statement
  *   outside a transaction is run again at once);
- * - what is written in one turn of the event loop leaves in one system call: the socket is corked
- *   until the next tick (BEGIN and the first statement; the before-commit statements and COMMIT);
+ * - what is asked for in one turn of the event loop is written at its end as one batch with one
+ *   Sync (BEGIN and the first statement; the before-commit statements and COMMIT): one system call
+ *   each way, where a Sync per statement cost PostgreSQL a write and this process a wake-up per
+ *   statement (pg-batch.ts);
  * - a transaction with a statement that could not be written (a value pg cannot encode, found
  *   before anything of it is sent) is never committed: PostgreSQL never saw that statement fail,
- *   and the COMMIT pipelined behind it would commit the rest. Its later statements are refused
+ *   and the COMMIT written behind it would commit the rest. Its later statements are refused
  *   unsent, and its COMMIT is sent as a ROLLBACK and refused (25P02), as a statement PostgreSQL
  *   refused makes it do.
  */
 class PayctlClient extends pg.Client {
   readonly #named: boolean;
-  #corked = false;
   /** Bumped when PostgreSQL refused a prepared statement as stale: the names of the next round. */
   #round = 0;
   /** Between a BEGIN and its COMMIT or ROLLBACK, as written to the server. */
   #inTransaction = false;
   /** A statement of the open transaction could not be written: the transaction must not commit. */
   #unwritten: Error | undefined;
+  /** Statements asked for in this turn of the event loop, written together at its end (pg-batch.ts). */
+  #batch: BatchStatement[] | undefined;
+  readonly #names = new PreparedNames();
+  readonly #typeParser = (oid: number, format: 'text' | 'binary') =>
+    (this as unknown as { getTypeParser(oid: number, format: string): (value: string) => unknown }).getTypeParser(oid, format);
 
   constructor(config?: pg.ClientConfig & { namedStatements?: boolean }) {
     super(config);
@@ -309,15 +318,16 @@ class PayctlClient extends pg.Client {
   }
 
   override query(...args: unknown[]): never {
-    this.#cork();
     const [text, given] = args;
-    const run = super.query as (...given: unknown[]) => never;
-    if (typeof text === 'string' && args.length === 2) {
-      const ending = this.#transactionEdge(text);
-      if (ending !== undefined) return ending as never;
+    if (typeof text !== 'string' || args.length > 2 || (given !== undefined && !Array.isArray(given)) || SEVERAL_STATEMENTS.test(text)) {
+      // pg's own path (a config object, a callback, several statements in one text), after what waits.
+      this.#write();
+      return (super.query as (...given: unknown[]) => never).apply(this, args);
     }
+    const ending = this.#transactionEdge(text);
+    if (ending !== undefined) return ending as never;
     if (this.#unwritten !== undefined) return Promise.reject(transactionAborted('the transaction is aborted: one of its statements could not be written', this.#unwritten)) as never;
-    let values = given;
+    let values: unknown[] = [];
     if (Array.isArray(given) && given.length > 0) {
       try {
         // What pg's Bind would do with each value, done before anything is written.
@@ -327,17 +337,13 @@ class PayctlClient extends pg.Client {
         if (this.#inTransaction) this.#unwritten = failure;
         return Promise.reject(failure) as never;
       }
-      args = [text, values, ...args.slice(2)];
     }
-    if (!this.#named || args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || values.length > NAMED_PARAMETERS_MAX) {
-      return run.apply(this, args);
-    }
-    const base = statementName(text);
-    if (base === undefined) return run.apply(this, args);
+    const base = this.#named && values.length > 0 && values.length <= NAMED_PARAMETERS_MAX ? statementName(text) : undefined;
+    if (base === undefined) return this.#enqueue(text, values) as never;
     // Sent under the name of the current round; refused as stale, the connection's names move on.
-    const send = (): Promise<unknown> => {
+    const send = (): Promise<pg.QueryResult> => {
       const round = this.#round;
-      return this.#runNamed(round === 0 ? base : `${base}_${round}`, text, values).catch((error: unknown) => {
+      return this.#enqueue(text, values, round === 0 ? base : `${base}_${round}`).catch((error: unknown) => {
         if (isStalePreparedStatement(error) && this.#round === round) this.#round += 1;
         throw error;
       });
@@ -348,37 +354,48 @@ class PayctlClient extends pg.Client {
     return send().catch((error: unknown) => (isStalePreparedStatement(error) ? send() : Promise.reject(error))) as never;
   }
 
-  /**
-   * A named statement, given to pg as a Query made from its text and then named: a config object
-   * (`{ name, text, values }`) pg first copies property by property, on every run; a text it takes
-   * as it is. The error keeps its caller's stack, as pg's own promise gives it.
-   */
-  #runNamed(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  /** A statement for this turn's batch; the first of a turn has the batch written at its end. */
+  #enqueue(text: string, values: unknown[], name?: string): Promise<pg.QueryResult> {
     return new Promise((resolve, reject) => {
-      const query = new pg.Query(text, values) as pg.Query & {
-        name?: string;
-        callback?: (error: Error | null, result: pg.QueryResult) => void;
+      const statement: BatchStatement = {
+        text,
+        values,
+        ...(name !== undefined ? { name } : {}),
+        resolve,
+        reject(error) {
+          // The caller's stack, as pg's own promise gives it, rather than the socket's.
+          Error.captureStackTrace(error);
+          reject(error);
+        },
       };
-      query.name = name;
-      query.callback = (error, result) => {
-        if (error === null) return resolve(result);
-        Error.captureStackTrace(error);
-        reject(error);
-      };
-      (super.query as (submittable: pg.Submittable) => unknown).call(this, query);
+      if (this.#batch !== undefined) {
+        this.#batch.push(statement);
+        return;
+      }
+      this.#batch = [statement];
+      process.nextTick(() => this.#write());
     });
+  }
+
+  #write(): void {
+    const statements = this.#batch;
+    if (statements === undefined) return;
+    this.#batch = undefined;
+    (super.query as (submittable: unknown) => unknown).call(this, new StatementBatch(statements, this.#names, this.#typeParser));
   }
 
   /**
    * BEGIN, COMMIT and ROLLBACK as the driver writes them: tracks the transaction; a COMMIT of one
-   * with an unwritten statement goes out as a ROLLBACK and is refused. Undefined for other texts.
+   * with an unwritten statement goes out as a ROLLBACK and is refused. A COMMIT written after a
+   * statement that failed in its batch is not run (PostgreSQL skips to the batch's end), so the
+   * transaction is rolled back here and the COMMIT refused, as PostgreSQL itself answers a COMMIT
+   * of a failed transaction. Undefined for other texts.
    */
   #transactionEdge(text: string): Promise<pg.QueryResult> | undefined {
-    const run = (sent: string) => (super.query as (text: string, values: unknown[]) => Promise<pg.QueryResult>).call(this, sent, []);
     if (text.startsWith('start transaction') || text === 'begin') {
       this.#inTransaction = true;
       this.#unwritten = undefined;
-      return run(text);
+      return this.#enqueue(text, []);
     }
     if (text !== 'commit' && text !== 'rollback') return undefined;
     this.#inTransaction = false;
@@ -387,22 +404,20 @@ class PayctlClient extends pg.Client {
     // A ROLLBACK goes out as asked, and its caller's own error stands.
     if (unwritten !== undefined && text === 'commit') {
       const refused = transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten);
-      return run('rollback').then(
+      return this.#enqueue('rollback', []).then(
         () => Promise.reject(refused),
         () => Promise.reject(refused),
       );
     }
-    return text === 'commit' ? run(text).then(refuseRolledBack) : run(text);
-  }
-
-  #cork(): void {
-    const stream = (this as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
-    if (this.#corked || stream?.cork === undefined || stream.uncork === undefined) return;
-    this.#corked = true;
-    stream.cork();
-    process.nextTick(() => {
-      this.#corked = false;
-      stream.uncork!();
+    if (text === 'rollback') return this.#enqueue(text, []);
+    return this.#enqueue(text, []).then(refuseRolledBack, (error: unknown) => {
+      if (!(error instanceof SkippedStatement)) throw error;
+      // Answered once the connection is out of the failed transaction, ready for its next user.
+      const refused = transactionAborted('the transaction was rolled back at its COMMIT: one of its statements had failed');
+      return this.#enqueue('rollback', []).then(
+        () => Promise.reject(refused),
+        () => Promise.reject(refused),
+      );
     });
   }
 }
@@ -437,9 +452,6 @@ export async function openPostgresStorage(url: string, now: string, options: Pos
     lock_timeout: LOCK_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     application_name: 'payctl',
-    // A statement is written without waiting for the answers of those before it (the deferred
-    // BEGIN above relies on it); each still gets its own answer or error, in order.
-    pipeline: true,
     Client: PayctlClient,
     // Read by PayctlClient (pg hands the pool's options to each client it makes).
     namedStatements: options.preparedStatements !== false,
