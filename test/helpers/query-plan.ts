@@ -5,7 +5,7 @@
 
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
-import pg from 'pg';
+import { withAdmin } from './postgres.js';
 
 type Compiled = Pick<CompiledQuery, 'sql' | 'parameters'>;
 
@@ -20,13 +20,9 @@ export function sqlitePlan(dbPath: string, query: Compiled): string {
 }
 
 export async function postgresPlan(url: string, query: Compiled): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  return withAdmin(async (client) => {
     await client.query('SET enable_seqscan = off');
     const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${query.sql}`, query.parameters as unknown[]);
     return rows.map((row) => row['QUERY PLAN']).join('\n');
-  } finally {
-    await client.end();
-  }
+  }, url);
 }

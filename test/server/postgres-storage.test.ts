@@ -598,6 +598,30 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(await otherSession('SELECT id FROM accounts WHERE id LIKE $1', 'LAST-%')).toEqual([{ id: 'LAST-OK' }]);
   });
 
+  it('rolls back a transaction whose body throws while its failing statement waits to be written, and the connection goes on', async () => {
+    const pid = await backendPid();
+    // The refused insert and Kysely's ROLLBACK are asked for in one turn of the event loop: were they
+    // written in one batch, PostgreSQL would skip the ROLLBACK behind the refused insert.
+    const outcome = await storage
+      .transaction({ name: 'test' }, async (trx) => {
+        void trx
+          .insertInto('consents')
+          .values({ platform_client_id: 'C-THROWN', payer_id: 'NO-SUCH-ACCOUNT', created_at: NOW })
+          .execute()
+          .catch(() => undefined);
+        throw new Error('thrown by the body');
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(outcome).toMatchObject({ message: 'thrown by the body' });
+    expect(await sessionState(pid)).toEqual([{ state: 'idle' }]);
+    await storage.transaction({ name: 'test' }, (trx) => insertRow(trx, 'accounts', account('AFTER-THROWN')));
+    expect(await backendPid()).toBe(pid);
+    expect(await otherSession('SELECT id FROM accounts WHERE id = $1', 'AFTER-THROWN')).toEqual([{ id: 'AFTER-THROWN' }]);
+  });
+
   it('refuses a transaction whose COMMIT PostgreSQL answered with ROLLBACK, though its code went on', async () => {
     // The held write's error reaches the select after it, which the code catches and goes on:
     // PostgreSQL then rolls the whole transaction back at COMMIT, and the caller must hear so.

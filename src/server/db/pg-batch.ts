@@ -5,7 +5,7 @@
 // A batch is a `pg` custom query (pg's Submittable: what pg-cursor and pg-query-stream are), so it
 // needs the client out of pipeline mode, where pg refuses such queries. An error stops the batch
 // there: PostgreSQL skips what follows until the Sync, and those statements are refused unrun
-// (`SKIPPED`). Statements written together outside a transaction block run in one implicit
+// (`SkippedStatement`). Statements written together outside a transaction block run in one implicit
 // transaction; payctl writes together only within a transaction, or one statement alone.
 
 import type pg from 'pg';
@@ -37,40 +37,51 @@ export interface BatchStatement {
   reject(error: Error): void;
 }
 
-/** The prepared statement names of one connection, as far as its batches know them. */
+/** PostgreSQL's code for a statement refused in a transaction that is aborted. */
+export const TRANSACTION_ABORTED = '25P02';
+
+/** An error with PostgreSQL's code for an aborted transaction (25P02), and what caused it, if known here. */
+export function transactionAborted(message: string, cause?: Error): Error {
+  const error = cause === undefined ? new Error(message) : new Error(`${message} (${cause.message})`, { cause });
+  return Object.assign(error, { code: TRANSACTION_ABORTED });
+}
+
+/** The refusal of a statement that was not run because one written before it in its batch failed. */
+export class SkippedStatement extends Error {
+  readonly code = TRANSACTION_ABORTED;
+  constructor(cause: Error) {
+    super(`not run: a statement written before it failed (${cause.message})`, { cause });
+  }
+}
+
+/**
+ * The prepared statement names of one connection, as far as its batches know them. A name whose
+ * Parse may or may not have run (its batch failed at or before it) is closed before it is parsed
+ * again: closing a name the server does not know is no error, parsing one it knows is.
+ */
 export class PreparedNames {
   readonly #parsed = new Set<string>();
-  /** Names whose Parse may or may not have happened (their statement failed): closed before parsed again. */
-  readonly #uncertain = new Set<string>();
+  readonly #unknown = new Set<string>();
 
   has(name: string): boolean {
     return this.#parsed.has(name);
   }
 
-  /** Written for parsing: Close first when a failure left it unknown (closing an unknown name is no error). */
   writeParse(wire: Wire, name: string, text: string): void {
-    if (this.#uncertain.delete(name)) wire.close({ type: 'S', name });
+    if (this.#unknown.has(name)) wire.close({ type: 'S', name });
     wire.parse({ text, name, types: [] });
     this.#parsed.add(name);
   }
 
-  /** A statement parsed by its batch failed: its Parse ran or not, depending on where it failed. */
-  failed(name: string): void {
-    this.#parsed.delete(name);
-    this.#uncertain.add(name);
+  /** Its batch completed its statement: the Parse (and any Close before it) ran. */
+  confirmed(name: string): void {
+    this.#unknown.delete(name);
   }
 
-  /** A statement parsed by its batch was never reached: its Parse did not run. */
-  notRun(name: string): void {
+  /** Its batch ended before its statement completed: whether its Close and Parse ran is unknown. */
+  unknown(name: string): void {
     this.#parsed.delete(name);
-  }
-}
-
-/** The refusal of a statement that was not run because one written before it in its batch failed. */
-export class SkippedStatement extends Error {
-  readonly code = '25P02';
-  constructor(cause: Error) {
-    super(`not run: a statement written before it failed (${cause.message})`, { cause });
+    this.#unknown.add(name);
   }
 }
 
@@ -83,21 +94,32 @@ function resultOf(tag: string, fields: FieldDescription[], rows: unknown[]): pg.
   return {
     command: match?.[1] ?? tag,
     rowCount: count === undefined ? null : Number(count),
-    oid: match?.[3] === undefined ? 0 : Number(match[2]),
+    oid: match?.[3] === undefined ? null : Number(match[2]),
     fields: fields as pg.FieldDef[],
     rows,
-  } as pg.QueryResult;
+  } as unknown as pg.QueryResult;
 }
 
-/** One round trip of statements (see the head of this file). */
+/** An error PostgreSQL sent (pg's DatabaseError carries its severity), not the connection's. */
+const fromServer = (error: Error) => typeof (error as { severity?: unknown }).severity === 'string';
+
+/**
+ * One round trip of statements (see the head of this file). Each statement's result is given once
+ * the batch's Sync is answered: an error PostgreSQL reports after the last statement (a commit at
+ * the Sync) still reaches them.
+ */
 export class StatementBatch {
-  #index = 0;
   #fields: FieldDescription[] = [];
   #parsers: Array<(value: string) => unknown> = [];
   #rows: unknown[] = [];
+  readonly #results: pg.QueryResult[] = [];
   /** Names this batch parses, by statement index. */
   readonly #parsing = new Map<number, string>();
+  /** A statement that could not be written, and why: it and those after it were never sent. */
+  #unwritten: { at: number; error: Error } | undefined;
   #settled = false;
+  /** Called once the batch is settled: pg wraps it to clear a read timeout (query_timeout) it set. */
+  callback: (error: Error | null) => void = () => undefined;
 
   constructor(
     private readonly statements: readonly BatchStatement[],
@@ -108,16 +130,22 @@ export class StatementBatch {
   submit(wire: Wire): null {
     wire.stream.cork?.();
     try {
-      this.statements.forEach((statement, index) => {
-        if (statement.name === undefined) wire.parse({ text: statement.text, types: [] });
-        else if (!this.names.has(statement.name)) {
-          this.names.writeParse(wire, statement.name, statement.text);
-          this.#parsing.set(index, statement.name);
+      for (const [index, statement] of this.statements.entries()) {
+        try {
+          if (statement.name === undefined) wire.parse({ text: statement.text, types: [] });
+          else if (!this.names.has(statement.name)) {
+            this.#parsing.set(index, statement.name);
+            this.names.writeParse(wire, statement.name, statement.text);
+          }
+          wire.bind({ statement: statement.name ?? '', portal: '', values: statement.values as unknown[] });
+          wire.describe({ type: 'P', name: '' });
+          wire.execute({ portal: '', rows: 0 });
+        } catch (error) {
+          // What was written still gets its answers up to the Sync; this one and the rest are refused.
+          this.#unwritten = { at: index, error: error instanceof Error ? error : new Error(String(error)) };
+          break;
         }
-        wire.bind({ statement: statement.name ?? '', portal: '', values: statement.values as unknown[] });
-        wire.describe({ type: 'P', name: '' });
-        wire.execute({ portal: '', rows: 0 });
-      });
+      }
       wire.sync();
     } finally {
       wire.stream.uncork?.();
@@ -150,37 +178,54 @@ export class StatementBatch {
     // Every Execute asks for all rows (rows: 0): never suspended.
   }
 
-  /** PostgreSQL's error for the current statement, or the connection's (it ended): the rest is refused unrun. */
+  /**
+   * PostgreSQL's error for the statement it was running (or, past the last one, for the Sync's
+   * commit): that statement fails with it and those after it are refused unrun. An error of the
+   * connection (it ended, a read timeout) reaches every statement not answered, as it is: whether
+   * the server ran them is not known.
+   */
   handleError(error: Error): void {
     if (this.#settled) return;
-    this.#settled = true;
-    const failedAt = this.#index;
-    this.statements.forEach((statement, index) => {
-      if (index < failedAt) return;
-      const parsing = this.#parsing.get(index);
-      if (parsing !== undefined) {
-        if (index === failedAt) this.names.failed(parsing);
-        else this.names.notRun(parsing);
-      }
-      statement.reject(index === failedAt ? error : new SkippedStatement(error));
+    const failedAt = Math.min(this.#results.length, this.statements.length - 1);
+    const server = fromServer(error);
+    this.#settle(error, (index) => {
+      if (!server) return index < this.#results.length ? undefined : error;
+      if (this.#results.length === this.statements.length) return error;
+      if (index < failedAt) return undefined;
+      return index === failedAt ? error : new SkippedStatement(error);
     });
   }
 
   handleReadyForQuery(): void {
     if (this.#settled) return;
-    this.#settled = true;
-    if (this.#index === this.statements.length) return;
-    // Every statement completes before the Sync's answer; one that did not would be a protocol fault.
-    const missing = new Error('PostgreSQL answered the batch without completing every statement');
-    for (const statement of this.statements.slice(this.#index)) statement.reject(missing);
+    const unwritten = this.#unwritten;
+    // Every statement written completes before the Sync's answer; one that did not would be a protocol fault.
+    const missing = unwritten?.error ?? new Error('PostgreSQL answered the batch without completing every statement');
+    this.#settle(null, (index) => (index < this.#results.length ? undefined : missing));
   }
 
   #complete(result: pg.QueryResult): void {
-    const statement = this.statements[this.#index];
-    this.#index += 1;
+    const name = this.#parsing.get(this.#results.length);
+    if (name !== undefined) this.names.confirmed(name);
+    this.#results.push(result);
     this.#fields = [];
     this.#parsers = [];
     this.#rows = [];
-    statement?.resolve(result);
+  }
+
+  /** Gives every statement its result, or the error `failure` says it gets; names not confirmed become unknown. */
+  #settle(error: Error | null, failure: (index: number) => Error | undefined): void {
+    this.#settled = true;
+    for (const [index, statement] of this.statements.entries()) {
+      const failed = failure(index);
+      if (failed === undefined) {
+        statement.resolve(this.#results[index]!);
+        continue;
+      }
+      const parsing = this.#parsing.get(index);
+      if (parsing !== undefined && index >= this.#results.length) this.names.unknown(parsing);
+      statement.reject(failed);
+    }
+    this.callback(error);
   }
 }

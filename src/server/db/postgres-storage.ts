@@ -20,7 +20,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, isStalePreparedStatement, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import { PreparedNames, SkippedStatement, StatementBatch, type BatchStatement } from './pg-batch.js';
+import { PreparedNames, SkippedStatement, StatementBatch, transactionAborted, type BatchStatement } from './pg-batch.js';
 import { openPipeline, runTransactionBody, type AuditEngine, type CommitWith, type Pipeline, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -264,12 +264,6 @@ function pgEncoder(): PgUtils['prepareValue'] {
 }
 const encodeValue = pgEncoder();
 
-/** An error with PostgreSQL's code for an aborted transaction (25P02), and what caused it, if known here. */
-function transactionAborted(message: string, cause?: Error): Error {
-  const error = cause === undefined ? new Error(message) : new Error(`${message} (${cause.message})`, { cause });
-  return Object.assign(error, { code: '25P02' });
-}
-
 /**
  * A COMMIT PostgreSQL answered with ROLLBACK: a statement of the transaction had failed, and the
  * code that ran it went on (caught the error, or never saw it: an unanswered write's error goes to
@@ -399,26 +393,35 @@ class PayctlClient extends pg.Client {
     }
     if (text !== 'commit' && text !== 'rollback') return undefined;
     this.#inTransaction = false;
+    if (text === 'rollback') return this.#rollback();
     const unwritten = this.#unwritten;
     this.#unwritten = undefined;
     // A ROLLBACK goes out as asked, and its caller's own error stands.
     if (unwritten !== undefined && text === 'commit') {
       const refused = transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten);
-      return this.#enqueue('rollback', []).then(
+      return this.#rollback().then(
         () => Promise.reject(refused),
         () => Promise.reject(refused),
       );
     }
-    if (text === 'rollback') return this.#enqueue(text, []);
     return this.#enqueue(text, []).then(refuseRolledBack, (error: unknown) => {
       if (!(error instanceof SkippedStatement)) throw error;
       // Answered once the connection is out of the failed transaction, ready for its next user.
       const refused = transactionAborted('the transaction was rolled back at its COMMIT: one of its statements had failed');
-      return this.#enqueue('rollback', []).then(
+      return this.#rollback().then(
         () => Promise.reject(refused),
         () => Promise.reject(refused),
       );
     });
+  }
+
+  /**
+   * A ROLLBACK in a batch of its own (what waits is written first): behind a statement that fails
+   * in the same batch, PostgreSQL would skip it and leave the transaction open, failed.
+   */
+  #rollback(): Promise<pg.QueryResult> {
+    this.#write();
+    return this.#enqueue('rollback', []);
   }
 }
 
