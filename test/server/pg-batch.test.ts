@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { PreparedNames, SkippedStatement, StatementBatch, type BatchStatement } from '../../src/server/db/pg-batch.js';
+import { PreparedNames, SkippedStatement, StatementBatch, UnwrittenStatement, type BatchStatement } from '../../src/server/db/pg-batch.js';
 
 /** The messages a batch writes, as `P name`, `C name` (Close), `B name`, `D`, `E`, `S`. */
 function fakeWire(failBindOf?: string) {
@@ -110,6 +110,21 @@ describe('a batch of statements with one Sync', () => {
     expect(third.written.slice(0, 2)).toEqual(['C x', 'P x']);
   });
 
+  it('ignores answers that come after the batch was settled early (a read timeout), leaving its names unknown', () => {
+    const names = new PreparedNames();
+    const { list, outcomes } = statements('late');
+    const batch = new StatementBatch(list, names, textParser);
+    batch.submit(fakeWire());
+    const timeout = new Error('Query read timeout');
+    batch.handleError(timeout);
+    batch.handleCommandComplete({ text: 'SELECT 0' });
+    batch.handleReadyForQuery();
+    expect(outcomes[0]!.error).toBe(timeout);
+    const next = fakeWire();
+    new StatementBatch(statements('late').list, names, textParser).submit(next);
+    expect(next.written.slice(0, 2)).toEqual(['C late', 'P late']);
+  });
+
   it('gives an error of the connection as it is to every statement not answered', () => {
     const { list, outcomes } = statements(undefined, undefined, undefined);
     const batch = new StatementBatch(list, new PreparedNames(), textParser);
@@ -142,9 +157,10 @@ describe('a batch of statements with one Sync', () => {
     batch.handleCommandComplete({ text: 'SELECT 0' });
     batch.handleReadyForQuery();
     expect(outcomes[0]!.result?.command).toBe('SELECT');
-    expect(outcomes[1]!.error?.message).toBe('cannot encode');
-    expect(outcomes[2]!.error?.message).toBe('cannot encode');
-    // bad's Parse went out (PostgreSQL ran it); after was never parsed: both closed before their next Parse.
+    expect(outcomes[1]!.error).toBeInstanceOf(UnwrittenStatement);
+    expect(outcomes[1]!.error?.cause).toMatchObject({ message: 'cannot encode' });
+    expect(outcomes[2]!.error).toBeInstanceOf(SkippedStatement);
+    // bad's Parse went out (PostgreSQL ran it): closed before it is parsed again.
     const next = fakeWire();
     new StatementBatch(statements('bad').list, names, textParser).submit(next);
     expect(next.written.slice(0, 2)).toEqual(['C bad', 'P bad']);

@@ -689,7 +689,9 @@ describe.runIf(onPostgres)('PostgreSQL storage on the wire', () => {
     expect(sent.filter((statement) => statement === 'rollback')).toHaveLength(5);
     expect(sent.filter((statement) => statement === 'insert consents')).toEqual([]);
     expect(await otherSession('SELECT email FROM accounts WHERE id = $1', ACCOUNT)).toEqual(emailBefore);
-    // The connection goes on, and the same transaction with encodable values commits (positive control).
+    // The connection goes on: a statement outside any transaction first, then the same transaction
+    // with encodable values, which commits (positive control).
+    expect(await backendPid()).toBe(pid);
     await storage.transaction({ name: 'test' }, async (trx) => {
       await insertRow(trx, 'accounts', account('ENC-ok-1'), { unanswered: true });
       await insertRow(trx, 'accounts', account('ENC-ok-2'), { unanswered: true });

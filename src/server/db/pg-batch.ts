@@ -54,6 +54,13 @@ export class SkippedStatement extends Error {
   }
 }
 
+/** A statement this process could not write (a value it could not encode): never sent. */
+export class UnwrittenStatement extends Error {
+  constructor(cause: Error) {
+    super(`not sent: it could not be written (${cause.message})`, { cause });
+  }
+}
+
 /**
  * The prepared statement names of one connection, as far as its batches know them. A name whose
  * Parse may or may not have run (its batch failed at or before it) is closed before it is parsed
@@ -100,8 +107,11 @@ function resultOf(tag: string, fields: FieldDescription[], rows: unknown[]): pg.
   } as unknown as pg.QueryResult;
 }
 
-/** An error PostgreSQL sent (pg's DatabaseError carries its severity), not the connection's. */
-const fromServer = (error: Error) => typeof (error as { severity?: unknown }).severity === 'string';
+/**
+ * An error PostgreSQL sent about a statement (pg's DatabaseError, severity ERROR): not the
+ * connection's, nor a FATAL one that ends the session.
+ */
+const fromServer = (error: Error) => (error as { severity?: unknown }).severity === 'ERROR';
 
 /**
  * One round trip of statements (see the head of this file). Each statement's result is given once
@@ -142,7 +152,7 @@ export class StatementBatch {
           wire.execute({ portal: '', rows: 0 });
         } catch (error) {
           // What was written still gets its answers up to the Sync; this one and the rest are refused.
-          this.#unwritten = { at: index, error: error instanceof Error ? error : new Error(String(error)) };
+          this.#unwritten = { at: index, error: new UnwrittenStatement(error instanceof Error ? error : new Error(String(error))) };
           break;
         }
       }
@@ -154,11 +164,13 @@ export class StatementBatch {
   }
 
   handleRowDescription(message: { fields: FieldDescription[] }): void {
+    if (this.#settled) return;
     this.#fields = message.fields;
     this.#parsers = message.fields.map((field) => this.typeParser(field.dataTypeID, field.format));
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
+    if (this.#settled) return;
     const row: Record<string, unknown> = {};
     message.fields.forEach((value, column) => {
       row[this.#fields[column]!.name] = value === null ? null : this.#parsers[column]!(value);
@@ -199,12 +211,20 @@ export class StatementBatch {
   handleReadyForQuery(): void {
     if (this.#settled) return;
     const unwritten = this.#unwritten;
+    if (unwritten !== undefined) {
+      // The statement not written fails; those after it are refused as behind a failed one.
+      this.#settle(null, (index) => (index < unwritten.at ? undefined : index === unwritten.at ? unwritten.error : new SkippedStatement(unwritten.error)));
+      return;
+    }
     // Every statement written completes before the Sync's answer; one that did not would be a protocol fault.
-    const missing = unwritten?.error ?? new Error('PostgreSQL answered the batch without completing every statement');
+    const missing = new Error('PostgreSQL answered the batch without completing every statement');
     this.#settle(null, (index) => (index < this.#results.length ? undefined : missing));
   }
 
   #complete(result: pg.QueryResult): void {
+    // Answers after the batch was settled (pg's read timeout settles it early) change nothing: the
+    // names it left unknown stay so.
+    if (this.#settled) return;
     const name = this.#parsing.get(this.#results.length);
     if (name !== undefined) this.names.confirmed(name);
     this.#results.push(result);

@@ -20,7 +20,7 @@ import { jobLeaseRunner, newLeaseOwner } from './job-leases.js';
 import { migratePostgres } from './migrate.js';
 import { DEFAULT_RETRY_POLICY, isStalePreparedStatement, withTransactionRetry, type RetryPolicy } from './retry.js';
 import type { Database, Db, Trx } from './schema.js';
-import { PreparedNames, SkippedStatement, StatementBatch, transactionAborted, type BatchStatement } from './pg-batch.js';
+import { PreparedNames, SkippedStatement, StatementBatch, transactionAborted, UnwrittenStatement, type BatchStatement } from './pg-batch.js';
 import { openPipeline, runTransactionBody, type AuditEngine, type CommitWith, type Pipeline, type Storage, type TxOptions } from './storage.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -356,7 +356,9 @@ class PayctlClient extends pg.Client {
         values,
         ...(name !== undefined ? { name } : {}),
         resolve,
-        reject(error) {
+        reject: (error) => {
+          // Not sent at all: as a value that cannot be encoded, the transaction must not commit.
+          if (error instanceof UnwrittenStatement && this.#inTransaction) this.#unwritten ??= error;
           // The caller's stack, as pg's own promise gives it, rather than the socket's.
           Error.captureStackTrace(error);
           reject(error);
@@ -393,9 +395,9 @@ class PayctlClient extends pg.Client {
     }
     if (text !== 'commit' && text !== 'rollback') return undefined;
     this.#inTransaction = false;
-    if (text === 'rollback') return this.#rollback();
     const unwritten = this.#unwritten;
     this.#unwritten = undefined;
+    if (text === 'rollback') return this.#rollback();
     // A ROLLBACK goes out as asked, and its caller's own error stands.
     if (unwritten !== undefined && text === 'commit') {
       const refused = transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten);
