@@ -38,7 +38,7 @@ export interface BatchStatement {
 }
 
 /** PostgreSQL's code for a statement refused in a transaction that is aborted. */
-export const TRANSACTION_ABORTED = '25P02';
+const TRANSACTION_ABORTED = '25P02';
 
 /** An error with PostgreSQL's code for an aborted transaction (25P02), and what caused it, if known here. */
 export function transactionAborted(message: string, cause?: Error): Error {
@@ -198,27 +198,27 @@ export class StatementBatch {
    */
   handleError(error: Error): void {
     if (this.#settled) return;
-    const failedAt = Math.min(this.#results.length, this.statements.length - 1);
-    const server = fromServer(error);
-    this.#settle(error, (index) => {
-      if (!server) return index < this.#results.length ? undefined : error;
-      if (this.#results.length === this.statements.length) return error;
-      if (index < failedAt) return undefined;
-      return index === failedAt ? error : new SkippedStatement(error);
-    });
+    const answered = this.#results.length;
+    if (!fromServer(error)) this.#settle(error, (index) => (index < answered ? undefined : error));
+    else if (answered === this.statements.length) this.#settle(error, () => error);
+    else this.#failFrom(answered, error, error);
   }
 
   handleReadyForQuery(): void {
     if (this.#settled) return;
     const unwritten = this.#unwritten;
     if (unwritten !== undefined) {
-      // The statement not written fails; those after it are refused as behind a failed one.
-      this.#settle(null, (index) => (index < unwritten.at ? undefined : index === unwritten.at ? unwritten.error : new SkippedStatement(unwritten.error)));
+      this.#failFrom(unwritten.at, unwritten.error, null);
       return;
     }
     // Every statement written completes before the Sync's answer; one that did not would be a protocol fault.
     const missing = new Error('PostgreSQL answered the batch without completing every statement');
     this.#settle(null, (index) => (index < this.#results.length ? undefined : missing));
+  }
+
+  /** Statement `at` failed with `error`: those before it stand, those after it are refused unrun. */
+  #failFrom(at: number, error: Error, settledWith: Error | null): void {
+    this.#settle(settledWith, (index) => (index < at ? undefined : index === at ? error : new SkippedStatement(error)));
   }
 
   #complete(result: pg.QueryResult): void {

@@ -397,24 +397,21 @@ class PayctlClient extends pg.Client {
     this.#inTransaction = false;
     const unwritten = this.#unwritten;
     this.#unwritten = undefined;
-    if (text === 'rollback') return this.#rollback();
     // A ROLLBACK goes out as asked, and its caller's own error stands.
-    if (unwritten !== undefined && text === 'commit') {
-      const refused = transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten);
-      return this.#rollback().then(
-        () => Promise.reject(refused),
-        () => Promise.reject(refused),
-      );
-    }
+    if (text === 'rollback') return this.#rollback();
+    if (unwritten !== undefined) return this.#rollBackAndRefuse(transactionAborted('the transaction was rolled back: one of its statements could not be written', unwritten));
     return this.#enqueue(text, []).then(refuseRolledBack, (error: unknown) => {
       if (!(error instanceof SkippedStatement)) throw error;
-      // Answered once the connection is out of the failed transaction, ready for its next user.
-      const refused = transactionAborted('the transaction was rolled back at its COMMIT: one of its statements had failed');
-      return this.#rollback().then(
-        () => Promise.reject(refused),
-        () => Promise.reject(refused),
-      );
+      return this.#rollBackAndRefuse(transactionAborted('the transaction was rolled back at its COMMIT: one of its statements had failed'));
     });
+  }
+
+  /** A COMMIT refused: the transaction rolled back, then `refused` given, once the connection is ready for its next user. */
+  #rollBackAndRefuse(refused: Error): Promise<never> {
+    return this.#rollback().then(
+      () => Promise.reject(refused),
+      () => Promise.reject(refused),
+    );
   }
 
   /**
